@@ -114,6 +114,7 @@ Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I
     blipShare: 0,
     theirsShapeShare: 0,
     droppedDeletionShare: 0,
+    theirsBlockedShare: 0,
   });
   assert.ok(found, "no history lost an acknowledged write with the create-only writer off");
   const on = await runHistory(found.history);
@@ -492,6 +493,7 @@ const INSERTS_OFF = {
   logFailShare: 0,
   theirsShapeShare: 0,
   droppedDeletionShare: 0,
+  theirsBlockedShare: 0,
 } as const;
 
 Deno.test("history: a marker moved back and pushed is raced by another clone's moved forward, the other operations as they were", () => {
@@ -746,6 +748,7 @@ const MOVE_SHARES = [
   "logFailShare",
   "setAsideFlakyShare",
   "blipShare",
+  "theirsBlockedShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */
@@ -1059,6 +1062,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       blipShare: 0,
       theirsShapeShare: 0,
       droppedDeletionShare: 0,
+      theirsBlockedShare: 0,
     });
     const h = generateHistory(seed, {
       copyShare: 0,
@@ -1074,6 +1078,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       blipShare: 0,
       theirsShapeShare: 0,
       droppedDeletionShare: 0,
+      theirsBlockedShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
@@ -1280,6 +1285,38 @@ Deno.test("history: a resolution --theirs of a clone's deletion whose file a pee
   assert.ok(inserted > 100, `${inserted} histories`);
 });
 
+Deno.test("history: its variant with another clone's blocked push of a file of the directory's name comes just before the resolution, from a generator of its own", () => {
+  for (const [key, min] of [["theirsBlockedShare", 3]] as const) {
+    let inserted = 0;
+    for (let seed = 1; seed <= 200; seed++) {
+      const without = generateHistory(seed, INSERTS_OFF);
+      const h = generateHistory(seed, { ...INSERTS_OFF, [key]: 1 });
+      const ids = new Set(without.ops.map((o) => o.id));
+      assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+      const added = h.ops.filter((o) => !ids.has(o.id));
+      if (h.clones < min) {
+        assert.deepEqual(added, []);
+        continue;
+      }
+      inserted++;
+      assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
+      const steps = added.filter((o) => o.kind !== "tick");
+      assert.deepEqual(
+        steps.map((o) => o.kind),
+        ["edit", "sync", "edit", "delete", "reshape", "sync", "edit", "resolve"],
+      );
+      const [edit, , peerEdit, , , , before, resolve] = steps;
+      assert.ok(edit.kind === "edit" && peerEdit.kind === "edit" && before.kind === "edit");
+      assert.ok(resolve.kind === "resolve" && resolve.clone === edit.clone);
+      assert.equal(before.file, edit.file);
+      assert.equal(before.how, "push");
+      assert.ok(before.clone !== edit.clone && before.clone !== peerEdit.clone);
+      assert.deepEqual(parseHistory(JSON.stringify(h)).ops, h.ops);
+    }
+    assert.ok(inserted > 50, `${key}: ${inserted} histories`);
+  }
+});
+
 Deno.test("history: brief outages (a push's write or deletion out of reach once) in a share of the histories, drawn from a generator of their own", () => {
   let blips = 0;
   for (let seed = 1; seed <= 200; seed++) {
@@ -1287,8 +1324,14 @@ Deno.test("history: brief outages (a push's write or deletion out of reach once)
       blipShare: 0,
       theirsShapeShare: 0,
       droppedDeletionShare: 0,
+      theirsBlockedShare: 0,
     });
-    const h = generateHistory(seed, { blipShare: 1, theirsShapeShare: 0, droppedDeletionShare: 0 });
+    const h = generateHistory(seed, {
+      blipShare: 1,
+      theirsShapeShare: 0,
+      droppedDeletionShare: 0,
+      theirsBlockedShare: 0,
+    });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
     const added = h.ops.filter((o) => !ids.has(o.id));
@@ -1309,7 +1352,12 @@ Deno.test("history: brief outages (a push's write or deletion out of reach once)
 Deno.test("history: index reads fail right after a lost version's set-aside in a share of the histories, drawn from a generator of its own", () => {
   let flaky = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const off = { blipShare: 0, theirsShapeShare: 0, droppedDeletionShare: 0 };
+    const off = {
+      blipShare: 0,
+      theirsShapeShare: 0,
+      droppedDeletionShare: 0,
+      theirsBlockedShare: 0,
+    };
     const without = generateHistory(seed, { ...off, setAsideFlakyShare: 0 });
     const h = generateHistory(seed, { ...off, setAsideFlakyShare: 1 });
     const ids = new Set(without.ops.map((o) => o.id));

@@ -928,7 +928,12 @@ export function moveCommand(
         if (op.how === "hand" || op.how === "revert" || tick) return NOTHING_TAKEN_IN;
         await svc.markDirty({ relPath: path });
         if (op.how !== "push") return NOTHING_TAKEN_IN;
-        await pushOf(env, svc);
+        const r = await pushOf(env, svc);
+        // Left out at its commit beside a directory of its name (`path_blocked`).
+        const under = `files under a directory ${path} `;
+        if (r.skipped.some((s) => s.path === path && s.reason.includes(under))) {
+          env.stats.editsBlocked++;
+        }
       });
     case "delete":
       if (op.how === "dir") {

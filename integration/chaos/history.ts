@@ -460,6 +460,13 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
       options.droppedDeletionShare ?? 0.05,
     );
   }
+  insertTheirsShape(
+    ops,
+    clones,
+    new Rng(mixSeed(seed, 0x7468626b)),
+    options.theirsBlockedShare ?? 0.05,
+    "blocked",
+  );
   return {
     seed,
     clones,

@@ -83,6 +83,8 @@ export interface GenerateOptions {
   readonly theirsShapeShare?: number;
   /** Chance that a v1 history with old clients and three clones or more starts with a clone's hand deletion, never marked, of a file whose entry an old client's pull dropped, pulled and pushed before a peer holding it pulls (see {@link insertDroppedDeletion}); default 0.05. */
   readonly droppedDeletionShare?: number;
+  /** Chance that a history with three clones or more starts with that resolution, another clone's push of a file of the directory's name left out at its commit just before it (see {@link insertTheirsShape}, `blocked`); default 0.05. */
+  readonly theirsBlockedShare?: number;
   /** Chance that a history has brief outages, one write or deletion of a push failing as unreachable (see {@link insertBlips}); default 0.1. */
   readonly blipShare?: number;
 }

@@ -4,6 +4,11 @@
  * whose datastore side a peer has made a directory since, which a pull here
  * brought.
  *
+ * A variant, from a generator of its own: another clone's push of a file of
+ * the directory's name, left out at its commit (`path_blocked`), its upload
+ * standing on the datastore unnamed, right before the resolution
+ * (`blocked`).
+ *
  * @module
  */
 import type { Rng } from "./prng.ts";
@@ -24,9 +29,22 @@ import { RESHAPED_FILES } from "./moves_bucket.ts";
  * comparison of each clone with the index). Ticks between the steps let
  * each command end before the next clone's begins. From a generator of its
  * own, with ids after every other operation's, like {@link insertStalls}.
+ *
+ * `blocked` (three clones or more): after the clone's sync, a third clone,
+ * which has pulled nothing of it, writes a file at the path and pushes it:
+ * its commit meets the peer's directory and leaves the file out
+ * (`path_blocked`), its upload standing on the datastore, named by no
+ * index. Theirs is still the directory, which the resolution must keep
+ * (I33).
  */
-export function insertTheirsShape(ops: Op[], clones: number, rng: Rng, share: number): void {
-  if (ops.length === 0 || clones < 2 || !rng.chance(share)) return;
+export function insertTheirsShape(
+  ops: Op[],
+  clones: number,
+  rng: Rng,
+  share: number,
+  variant: "plain" | "blocked" = "plain",
+): void {
+  if (ops.length === 0 || clones < (variant === "blocked" ? 3 : 2) || !rng.chance(share)) return;
   let id = Math.max(...ops.map((o) => o.id)) + 1;
   const clone = rng.int(clones);
   const peer = (clone + rng.range(1, clones - 1)) % clones;
@@ -45,9 +63,13 @@ export function insertTheirsShape(ops: Op[], clones: number, rng: Rng, share: nu
     tick(),
     { id: id++, kind: "sync", clone },
     tick(),
-    { id: id++, kind: "resolve", clone, pick: rng.int(4), how: "theirs" },
-    tick(),
   ];
+  if (variant === "blocked") {
+    // A clone other than these two.
+    const other = [...Array(clones).keys()].filter((c) => c !== clone && c !== peer);
+    block.push({ id: id++, kind: "edit", clone: rng.pick(other), file, how: "push" }, tick());
+  }
+  block.push({ id: id++, kind: "resolve", clone, pick: rng.int(4), how: "theirs" }, tick());
   const start = ops.findIndex((o) => o.kind !== "foreign");
   ops.splice(start < 0 ? ops.length : start, 0, ...block);
 }

@@ -3578,3 +3578,19 @@ Deno.test("chaos regression: a file deleted by hand, unmarked, whose entry an ol
     '{"seed":199960002,"clones":4,"kinds":["core-single-phase","api","api","api"],"oldClients":true,"skewMs":[0,0,0,-60936],"etag":true,"reusedLocks":true,"ops":[{"id":57,"kind":"edit","clone":3,"file":2,"how":"push"},{"id":59,"kind":"crash","clone":3,"at":"commit","queued":true},{"id":60,"kind":"delete","clone":3,"file":2,"how":"push"},{"id":64,"kind":"oldpull","clone":3,"window":2},{"id":65,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":69,"kind":"delete","clone":1,"file":5,"how":"hand"}]}',
   );
 });
+
+/**
+ * I33 (seed 199910010, `--theirs-blocked-share 1`, shrunk; found with
+ * 0509609 taken back): c2's deletion of notes/shared-0.md was kept as a
+ * conflict with c4's edit, c4 made the file a directory of its name and
+ * pushed, c2's sync pulled it; c1, which had pulled nothing, pushed a file
+ * notes/shared-0.md, left out at its commit beside the directory
+ * (`path_blocked`), its upload standing unnamed. c2's `resolve --theirs`
+ * took that upload for a file of the name beside the directory and set
+ * the directory aside whole: c4's file under it gone from c2 for good.
+ */
+Deno.test("chaos regression: resolve --theirs keeps the peer's directory though another clone's blocked push left an upload of a file of its name (I33, seed 199910010)", async () => {
+  await clean(
+    '{"seed":199910010,"clones":5,"kinds":["core-single-phase","api","api","api","core"],"checkedDeletes":true,"ops":[{"id":53,"kind":"edit","clone":2,"file":3,"how":"push"},{"id":54,"kind":"tick","n":6,"pick":944169902},{"id":55,"kind":"sync","clone":4},{"id":57,"kind":"edit","clone":4,"file":3,"how":"push"},{"id":58,"kind":"tick","n":8,"pick":1764189044},{"id":59,"kind":"delete","clone":2,"file":3,"how":"push"},{"id":61,"kind":"reshape","clone":4,"file":3,"how":"push"},{"id":62,"kind":"tick","n":20,"pick":1496185453},{"id":63,"kind":"sync","clone":2},{"id":65,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":67,"kind":"resolve","clone":2,"pick":1,"how":"theirs"}]}',
+  );
+});

@@ -257,6 +257,8 @@ export interface ChaosStats {
   resolved: number;
   /** `--theirs` resolutions whose user first copied theirs into place by hand. */
   theirsCopiedByHand: number;
+  /** Edits pushed whose commit left the file out beside a directory of its name (`path_blocked`). */
+  editsBlocked: number;
   /** Crashes that hit between a commit-step write and the index update. */
   commitCrashes: number;
   /** Crashes as an index write landed, before its answer came back (`crash` at `answer`). */
@@ -379,6 +381,7 @@ export function emptyStats(): ChaosStats {
     resolutions: 0,
     resolved: 0,
     theirsCopiedByHand: 0,
+    editsBlocked: 0,
     commitCrashes: 0,
     answerCrashes: 0,
     migrations: 0,
