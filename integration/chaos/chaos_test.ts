@@ -115,6 +115,7 @@ Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I
     theirsShapeShare: 0,
     droppedDeletionShare: 0,
     theirsBlockedShare: 0,
+    theirsUnderShare: 0,
   });
   assert.ok(found, "no history lost an acknowledged write with the create-only writer off");
   const on = await runHistory(found.history);
@@ -494,6 +495,7 @@ const INSERTS_OFF = {
   theirsShapeShare: 0,
   droppedDeletionShare: 0,
   theirsBlockedShare: 0,
+  theirsUnderShare: 0,
 } as const;
 
 Deno.test("history: a marker moved back and pushed is raced by another clone's moved forward, the other operations as they were", () => {
@@ -749,6 +751,7 @@ const MOVE_SHARES = [
   "setAsideFlakyShare",
   "blipShare",
   "theirsBlockedShare",
+  "theirsUnderShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */
@@ -1063,6 +1066,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       theirsShapeShare: 0,
       droppedDeletionShare: 0,
       theirsBlockedShare: 0,
+      theirsUnderShare: 0,
     });
     const h = generateHistory(seed, {
       copyShare: 0,
@@ -1079,6 +1083,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       theirsShapeShare: 0,
       droppedDeletionShare: 0,
       theirsBlockedShare: 0,
+      theirsUnderShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
@@ -1285,8 +1290,8 @@ Deno.test("history: a resolution --theirs of a clone's deletion whose file a pee
   assert.ok(inserted > 100, `${inserted} histories`);
 });
 
-Deno.test("history: its variant with another clone's blocked push of a file of the directory's name comes just before the resolution, from a generator of its own", () => {
-  for (const [key, min] of [["theirsBlockedShare", 3]] as const) {
+Deno.test("history: its variants, another clone's blocked push of a file of the directory's name or the clone's own file under the directory marked by its name, come just before the resolution, from generators of their own", () => {
+  for (const [key, min] of [["theirsBlockedShare", 3], ["theirsUnderShare", 2]] as const) {
     let inserted = 0;
     for (let seed = 1; seed <= 200; seed++) {
       const without = generateHistory(seed, INSERTS_OFF);
@@ -1309,8 +1314,10 @@ Deno.test("history: its variant with another clone's blocked push of a file of t
       assert.ok(edit.kind === "edit" && peerEdit.kind === "edit" && before.kind === "edit");
       assert.ok(resolve.kind === "resolve" && resolve.clone === edit.clone);
       assert.equal(before.file, edit.file);
-      assert.equal(before.how, "push");
-      assert.ok(before.clone !== edit.clone && before.clone !== peerEdit.clone);
+      if (key === "theirsBlockedShare") {
+        assert.equal(before.how, "push");
+        assert.ok(before.clone !== edit.clone && before.clone !== peerEdit.clone);
+      } else assert.deepEqual([before.how, before.clone], ["under", edit.clone]);
       assert.deepEqual(parseHistory(JSON.stringify(h)).ops, h.ops);
     }
     assert.ok(inserted > 50, `${key}: ${inserted} histories`);
@@ -1325,12 +1332,14 @@ Deno.test("history: brief outages (a push's write or deletion out of reach once)
       theirsShapeShare: 0,
       droppedDeletionShare: 0,
       theirsBlockedShare: 0,
+      theirsUnderShare: 0,
     });
     const h = generateHistory(seed, {
       blipShare: 1,
       theirsShapeShare: 0,
       droppedDeletionShare: 0,
       theirsBlockedShare: 0,
+      theirsUnderShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
@@ -1357,6 +1366,7 @@ Deno.test("history: index reads fail right after a lost version's set-aside in a
       theirsShapeShare: 0,
       droppedDeletionShare: 0,
       theirsBlockedShare: 0,
+      theirsUnderShare: 0,
     };
     const without = generateHistory(seed, { ...off, setAsideFlakyShare: 0 });
     const h = generateHistory(seed, { ...off, setAsideFlakyShare: 1 });

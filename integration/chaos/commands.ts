@@ -903,6 +903,18 @@ export function moveCommand(
       return plain(`edit (${op.how})`, async (svc) => {
         let path = SHARED_FILES[op.file];
         const tick = op.how === "hand-tick";
+        if (op.how === "under") {
+          // A new file in the directory of that name, marked by the directory's name.
+          if (!(await directoryAt(svc, path))) return NOTHING_TAKEN_IN;
+          const part = `${path}/part-${op.id}.md`;
+          const bytes = editBytes(`op ${op.id}: ${part} written by c${c}`);
+          env.stats.edits++;
+          env.stats.editsUnderMarkedByName++;
+          await env.changes.record({ op: op.id, clone: c, path: part, how: op.how }, bytes);
+          await handWrite(`${svc.cacheDir}/${part}`, bytes, false);
+          await svc.markDirty({ relPath: path });
+          return NOTHING_TAKEN_IN;
+        }
         if (await directoryAt(svc, path)) {
           // A directory of that name is there (a reshape): the user edits the
           // first file in it instead (a revert or a same-size edit: none).

@@ -36,7 +36,7 @@ import {
 import { readWriterId, WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
 import { checkOutside, type Violation } from "./invariants.ts";
 import { holdsOtherShape } from "./shapes.ts";
-import { checkNamedHeld } from "./named_held.ts";
+import { checkMarkedUnder, checkNamedHeld } from "./named_held.ts";
 import { checkSwitchBack } from "./switch_back.ts";
 import { WorldCommands } from "./world_commands.ts";
 import { disarmBaseRename } from "./save_crash.ts";
@@ -376,6 +376,23 @@ export class World extends WorldCommands {
         entries[path]?.v !== beforeThird[path]?.v,
     }));
     for (const v of await checkNamedHeld(entries, held, freshSpared)) this.truth.violate(v);
+    // Its other half: a file written under a directory and marked by the directory's name.
+    const edits = this.changes.edits;
+    const under = edits.filter((e) => e.how === "under" && e.hash !== null).map((e) => ({
+      op: e.op,
+      clone: e.clone,
+      path: e.path,
+      hash: e.hash!,
+      changedSince: e.state !== "live" || edits.some((l) => l.path === e.path && l.seq > e.seq),
+    }));
+    for (
+      const v of checkMarkedUnder(
+        entries,
+        under,
+        (c) => this.clones[c].svc.state.dirtyPaths(),
+        (c) => this.clones[c].svc.conflicts().map((x) => x.path),
+      )
+    ) this.truth.violate(v);
     await this.truth.checkOldCommittedNow(this.target.inspect, -1);
     await this.truth.checkOldPushes(
       entries,

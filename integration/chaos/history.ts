@@ -451,7 +451,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     new Rng(mixSeed(seed, 0x74687368)),
     options.theirsShapeShare ?? 0.1,
   );
-  // From a generator of its own: the operations above stay as they were.
+  // From generators of their own: the operations above stay as they were.
   if (oldClients && !v2) {
     insertDroppedDeletion(
       ops,
@@ -466,6 +466,13 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     new Rng(mixSeed(seed, 0x7468626b)),
     options.theirsBlockedShare ?? 0.05,
     "blocked",
+  );
+  insertTheirsShape(
+    ops,
+    clones,
+    new Rng(mixSeed(seed, 0x7468756e)),
+    options.theirsUnderShare ?? 0.05,
+    "under",
   );
   return {
     seed,

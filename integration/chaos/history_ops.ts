@@ -35,9 +35,12 @@ export const SHARED_FILES: readonly string[] = [
  * back by hand the bytes the clone last synced (a user undoing an edit; a
  * plain `hand` edit when the clone never synced the file). `during` is a
  * `hand` edit made at once, while the clone's own command (a sync) is under
- * way, not after it.
+ * way, not after it. `under` writes a new file (`<path>/part-<id>.md`) in
+ * the directory of that name the clone holds (a peer's, pulled here) and
+ * marks the directory's name, not the file's, leaving it for the clone's
+ * next push; nothing happens where no directory is there.
  */
-export type EditHow = "hand" | "hand-tick" | "mark" | "push" | "revert" | "during";
+export type EditHow = "hand" | "hand-tick" | "mark" | "push" | "revert" | "during" | "under";
 
 /** The resolutions a `resolve` operation picks from. */
 export type ResolveHow = "mine" | "theirs" | "merged";

@@ -85,6 +85,8 @@ export interface GenerateOptions {
   readonly droppedDeletionShare?: number;
   /** Chance that a history with three clones or more starts with that resolution, another clone's push of a file of the directory's name left out at its commit just before it (see {@link insertTheirsShape}, `blocked`); default 0.05. */
   readonly theirsBlockedShare?: number;
+  /** Chance that a history with two clones or more starts with that resolution, the clone's own file written under the pulled directory and marked by the directory's name just before it (see {@link insertTheirsShape}, `under`); default 0.05. */
+  readonly theirsUnderShare?: number;
   /** Chance that a history has brief outages, one write or deletion of a push failing as unreachable (see {@link insertBlips}); default 0.1. */
   readonly blipShare?: number;
 }

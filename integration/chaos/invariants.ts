@@ -173,7 +173,11 @@
  *   is on every clone after the final sync, unless that clone's user
  *   changed or deleted that very path, a conflict of its is open at or
  *   around it, or something of its own of the other shape is in the way
- *   (`named_held.ts`).
+ *   (`named_held.ts`); and a file a clone's user wrote under a directory at
+ *   such a name and marked by the directory's name (`under` edits) is named
+ *   by the index with its bytes after the final sync, unless that clone
+ *   still holds it marked, has a conflict open near it, or anyone changed
+ *   that path since.
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land

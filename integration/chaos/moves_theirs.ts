@@ -4,10 +4,12 @@
  * whose datastore side a peer has made a directory since, which a pull here
  * brought.
  *
- * A variant, from a generator of its own: another clone's push of a file of
- * the directory's name, left out at its commit (`path_blocked`), its upload
- * standing on the datastore unnamed, right before the resolution
- * (`blocked`).
+ * Two variants, each from a generator of its own: another clone's push of a
+ * file of the directory's name, left out at its commit (`path_blocked`),
+ * its upload standing on the datastore unnamed, right before the
+ * resolution (`blocked`); and a file of the clone's own written under the
+ * pulled directory and marked by the directory's name, right before the
+ * resolution (`under`).
  *
  * @module
  */
@@ -35,14 +37,17 @@ import { RESHAPED_FILES } from "./moves_bucket.ts";
  * its commit meets the peer's directory and leaves the file out
  * (`path_blocked`), its upload standing on the datastore, named by no
  * index. Theirs is still the directory, which the resolution must keep
- * (I33).
+ * (I33). `under`: after the clone's sync, its user writes a new file under
+ * the pulled directory and marks the directory's name (an `under` edit);
+ * the resolution keeps the directory, and that file must reach the
+ * datastore by the final sync, or stay marked (I33's marked files).
  */
 export function insertTheirsShape(
   ops: Op[],
   clones: number,
   rng: Rng,
   share: number,
-  variant: "plain" | "blocked" = "plain",
+  variant: "plain" | "blocked" | "under" = "plain",
 ): void {
   if (ops.length === 0 || clones < (variant === "blocked" ? 3 : 2) || !rng.chance(share)) return;
   let id = Math.max(...ops.map((o) => o.id)) + 1;
@@ -68,6 +73,8 @@ export function insertTheirsShape(
     // A clone other than these two.
     const other = [...Array(clones).keys()].filter((c) => c !== clone && c !== peer);
     block.push({ id: id++, kind: "edit", clone: rng.pick(other), file, how: "push" }, tick());
+  } else if (variant === "under") {
+    block.push({ id: id++, kind: "edit", clone, file, how: "under" }, tick());
   }
   block.push({ id: id++, kind: "resolve", clone, pick: rng.int(4), how: "theirs" }, tick());
   const start = ops.findIndex((o) => o.kind !== "foreign");

@@ -15,6 +15,15 @@
  * otherwise (old clients' writes, another tool's deletions, clashes of two
  * shapes) are spared here too.
  *
+ * Its other half ({@link checkMarkedUnder}): a file a clone's user wrote
+ * under a directory at a shared file's name and marked by the directory's
+ * name (an `under` edit: the mark of a name stands for what is under it) is
+ * named by the index with its bytes after the final sync, unless that clone
+ * still holds it marked (its push said why it did not publish it) or has a
+ * conflict open at, above or under it, or anyone changed that path since. A
+ * clone that holds such a file unpublished and unmarked lost its user's
+ * mark: no push publishes it, and none said so.
+ *
  * @module
  */
 import type { IndexEntry } from "../../sync/transfer/bucket_layout.ts";
@@ -87,6 +96,48 @@ export async function checkNamedHeld(
         afterOp: -1,
       });
     }
+  }
+  return out;
+}
+
+/** A file a clone's user wrote under a directory and marked by that directory's name. */
+export interface MarkedUnder {
+  readonly op: number;
+  readonly clone: number;
+  readonly path: string;
+  readonly hash: string;
+  /** True when anyone changed that path after this write (its clone's own later edit included). */
+  readonly changedSince: boolean;
+}
+
+/**
+ * I33's marked files over `entries` (the index's entries after the final
+ * sync): each of `writes` is named with its bytes, unless its clone holds it
+ * marked still (`dirty`, by its path or a directory above it) or has a
+ * conflict open near it (`conflicts`), or it was changed since.
+ *
+ * @example
+ * ```ts ignore
+ * const v = checkMarkedUnder(entries, writes, () => [], () => []);
+ * ```
+ */
+export function checkMarkedUnder(
+  entries: Readonly<Record<string, IndexEntry>>,
+  writes: readonly MarkedUnder[],
+  dirty: (clone: number) => readonly string[],
+  conflicts: (clone: number) => readonly string[],
+): Violation[] {
+  const out: Violation[] = [];
+  for (const w of writes) {
+    if (w.changedSince || entries[w.path]?.h === w.hash) continue;
+    if (dirty(w.clone).some((p) => near(p, w.path))) continue;
+    if (conflicts(w.clone).some((p) => near(p, w.path))) continue;
+    out.push({
+      invariant: "I33",
+      message:
+        `clone c${w.clone}'s user wrote ${w.path} under a directory and marked the directory's name (op #${w.op}); after the final sync the index does not name it with those bytes, and c${w.clone} neither holds it marked nor has a conflict there: its mark was lost, no push publishes it and none said so`,
+      afterOp: -1,
+    });
   }
   return out;
 }

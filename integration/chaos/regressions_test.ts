@@ -3594,3 +3594,18 @@ Deno.test("chaos regression: resolve --theirs keeps the peer's directory though 
     '{"seed":199910010,"clones":5,"kinds":["core-single-phase","api","api","api","core"],"checkedDeletes":true,"ops":[{"id":53,"kind":"edit","clone":2,"file":3,"how":"push"},{"id":54,"kind":"tick","n":6,"pick":944169902},{"id":55,"kind":"sync","clone":4},{"id":57,"kind":"edit","clone":4,"file":3,"how":"push"},{"id":58,"kind":"tick","n":8,"pick":1764189044},{"id":59,"kind":"delete","clone":2,"file":3,"how":"push"},{"id":61,"kind":"reshape","clone":4,"file":3,"how":"push"},{"id":62,"kind":"tick","n":20,"pick":1496185453},{"id":63,"kind":"sync","clone":2},{"id":65,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":67,"kind":"resolve","clone":2,"pick":1,"how":"theirs"}]}',
   );
 });
+
+/**
+ * I33 (seed 199920001, `--theirs-under-share 1`, shrunk; found with
+ * 43f87a6 taken back): c0's deletion of notes/shared-0.md was kept as a
+ * conflict with c1's edit, c1 made the file a directory of its name and
+ * pushed, c0's sync pulled it; c0's user wrote notes/shared-0.md/part-78.md
+ * under it and marked notes/shared-0.md. c0's `resolve --theirs` kept the
+ * directory and cleared the mark of its name, which also stood for that
+ * file: no push published it, and none said so.
+ */
+Deno.test("chaos regression: resolve --theirs that keeps the peer's directory keeps the mark of its name for a file of this cache's under it (I33, seed 199920001)", async () => {
+  await clean(
+    '{"seed":199920001,"clones":2,"setAsideFlaky":true,"ops":[{"id":66,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":68,"kind":"sync","clone":1},{"id":70,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":72,"kind":"delete","clone":0,"file":3,"how":"push"},{"id":73,"kind":"tick","n":21,"pick":959094889},{"id":74,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":75,"kind":"tick","n":12,"pick":95248467},{"id":76,"kind":"sync","clone":0},{"id":78,"kind":"edit","clone":0,"file":3,"how":"under"},{"id":80,"kind":"resolve","clone":0,"pick":3,"how":"theirs"}]}',
+  );
+});
