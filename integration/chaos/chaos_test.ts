@@ -116,6 +116,7 @@ Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I
     droppedDeletionShare: 0,
     theirsBlockedShare: 0,
     theirsUnderShare: 0,
+    putBackLostShare: 0,
   });
   assert.ok(found, "no history lost an acknowledged write with the create-only writer off");
   const on = await runHistory(found.history);
@@ -496,6 +497,7 @@ const INSERTS_OFF = {
   droppedDeletionShare: 0,
   theirsBlockedShare: 0,
   theirsUnderShare: 0,
+  putBackLostShare: 0,
 } as const;
 
 Deno.test("history: a marker moved back and pushed is raced by another clone's moved forward, the other operations as they were", () => {
@@ -752,6 +754,7 @@ const MOVE_SHARES = [
   "blipShare",
   "theirsBlockedShare",
   "theirsUnderShare",
+  "putBackLostShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */
@@ -1067,6 +1070,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       droppedDeletionShare: 0,
       theirsBlockedShare: 0,
       theirsUnderShare: 0,
+      putBackLostShare: 0,
     });
     const h = generateHistory(seed, {
       copyShare: 0,
@@ -1084,6 +1088,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       droppedDeletionShare: 0,
       theirsBlockedShare: 0,
       theirsUnderShare: 0,
+      putBackLostShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
@@ -1324,6 +1329,39 @@ Deno.test("history: its variants, another clone's blocked push of a file of the 
   }
 });
 
+Deno.test("history: a run's version held back for a put-back that may come, written again past the grace with its commit's answer lost and deleted here, is inserted at the start from a generator of its own", () => {
+  let inserted = 0;
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, putBackLostShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const added = h.ops.filter((o) => !ids.has(o.id));
+    if (h.clones < 2) {
+      assert.deepEqual(added, []);
+      continue;
+    }
+    inserted++;
+    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
+    const steps = added.filter((o) => o.kind !== "tick");
+    assert.deepEqual(
+      steps.map((o) => o.kind),
+      ["run", "vanish", "sync", "run", "delete", "wait", "sync", "crash", "run", "delete", "sync"],
+    );
+    const [published, vanish, , lost, cleared, , , crash, again, del] = steps;
+    assert.ok(published.kind === "run" && lost.kind === "run" && again.kind === "run");
+    assert.ok(vanish.kind === "vanish" && vanish.run === published.id && vanish.whole);
+    assert.ok(cleared.kind === "delete" && cleared.run === lost.id && cleared.how === "hand");
+    assert.ok(crash.kind === "crash" && crash.at === "answer" && crash.queued);
+    assert.ok(del.kind === "delete" && del.run === again.id && del.how === "push");
+    assert.notEqual(published.clone, lost.clone);
+    assert.deepEqual([again.clone, crash.clone, del.clone], [lost.clone, lost.clone, lost.clone]);
+    assert.deepEqual([lost.model, lost.data], [published.model, published.data]);
+    assert.deepEqual(parseHistory(JSON.stringify(h)).ops, h.ops);
+  }
+  assert.ok(inserted > 100, `${inserted} histories`);
+});
+
 Deno.test("history: brief outages (a push's write or deletion out of reach once) in a share of the histories, drawn from a generator of their own", () => {
   let blips = 0;
   for (let seed = 1; seed <= 200; seed++) {
@@ -1333,6 +1371,7 @@ Deno.test("history: brief outages (a push's write or deletion out of reach once)
       droppedDeletionShare: 0,
       theirsBlockedShare: 0,
       theirsUnderShare: 0,
+      putBackLostShare: 0,
     });
     const h = generateHistory(seed, {
       blipShare: 1,
@@ -1340,6 +1379,7 @@ Deno.test("history: brief outages (a push's write or deletion out of reach once)
       droppedDeletionShare: 0,
       theirsBlockedShare: 0,
       theirsUnderShare: 0,
+      putBackLostShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
@@ -1367,6 +1407,7 @@ Deno.test("history: index reads fail right after a lost version's set-aside in a
       droppedDeletionShare: 0,
       theirsBlockedShare: 0,
       theirsUnderShare: 0,
+      putBackLostShare: 0,
     };
     const without = generateHistory(seed, { ...off, setAsideFlakyShare: 0 });
     const h = generateHistory(seed, { ...off, setAsideFlakyShare: 1 });

@@ -970,6 +970,41 @@ export function moveCommand(
           await pushOf(env, svc);
         });
       }
+      if (op.run !== undefined) {
+        return plain(`delete (${op.how}) of run #${op.run}'s version`, async (svc) => {
+          // Its version's files here, unless acknowledged (I1 holds those).
+          const rec = env.truth.runs.find((r) => r.op === op.run && r.clone === c);
+          if (!rec || rec.outcome === "success" || rec.files.length === 0) return NOTHING_TAKEN_IN;
+          const dir = rec.files[0].path.slice(0, rec.files[0].path.lastIndexOf("/"));
+          if (rec.outcome === "version_exists") {
+            // Its version set aside here: the empty directory it left goes, by hand.
+            await Deno.remove(`${svc.cacheDir}/${dir}`).catch(() => {});
+            return NOTHING_TAKEN_IN;
+          }
+          const gone: string[] = [];
+          for (const f of rec.files) {
+            const here = await Deno.readFile(`${svc.cacheDir}/${f.path}`).catch(() => null);
+            if (!here || !sameBytes(here, f.bytes)) continue;
+            // The user's deletion of what its run wrote here, whether its push's
+            // commit landed (its answer lost: its own upload, to take back) or not.
+            const hash = svc.state.synced(f.path)?.hash ?? await sha256Hex(here);
+            await env.changes.record(
+              { op: op.id, clone: c, path: f.path, how: op.how },
+              null,
+              hash,
+            );
+            if (f.path.endsWith("/raw")) env.truth.userDeletedRaws.add(f.path);
+            await Deno.remove(`${svc.cacheDir}/${f.path}`);
+            gone.push(f.path);
+          }
+          if (gone.length === 0) return NOTHING_TAKEN_IN;
+          env.stats.deletes++;
+          env.stats.runOutputsDeleted++;
+          if (op.how === "hand") return NOTHING_TAKEN_IN;
+          await svc.markDirty({ relPaths: gone });
+          await pushOf(env, svc);
+        });
+      }
       return plain(`delete (${op.how})`, async (svc) => {
         // The op's file, else the next shared file this cache holds.
         let path: string | undefined;

@@ -39,6 +39,7 @@ import { insertCopies, insertDamagedLogs, insertSiblings, insertTornLogs } from 
 import { insertBlips } from "./moves_blip.ts";
 import { insertTheirsShape } from "./moves_theirs.ts";
 import { insertDroppedDeletion } from "./moves_dropped.ts";
+import { insertPutBackLost } from "./moves_put_back.ts";
 import {
   markBlinds,
   markParallel,
@@ -473,6 +474,14 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     new Rng(mixSeed(seed, 0x7468756e)),
     options.theirsUnderShare ?? 0.05,
     "under",
+  );
+  // From a generator of its own: the operations above stay as they were.
+  insertPutBackLost(
+    ops,
+    clones,
+    new Rng(mixSeed(seed, 0x70626c73)),
+    // Off by default: see the README (seed 199930000, I7/I8, open).
+    options.putBackLostShare ?? 0,
   );
   return {
     seed,

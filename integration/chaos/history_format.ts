@@ -64,7 +64,11 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
     case "edit":
     case "delete":
       return `${head} c${op.clone} ${
-        op.how === "dir" ? "notes/" : SHARED_FILES[op.file]
+        op.how === "dir"
+          ? "notes/"
+          : op.kind === "delete" && op.run !== undefined
+          ? `the files of run #${op.run}'s version`
+          : SHARED_FILES[op.file]
       } (${op.how})`;
     case "marker":
       return `${head} c${op.clone} ${MODELS[op.model]}/${DATA_NAMES[op.data]}/latest${
@@ -164,7 +168,11 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
         : op.blind
         ? `${head} an older client's push deletes the raw output of run #${op.run}, object and index entry, never having had it`
         : `${head} another tool deletes ${
-          op.run === undefined ? SHARED_FILES[op.file] : `the raw output of run #${op.run}`
+          op.run === undefined
+            ? SHARED_FILES[op.file]
+            : op.whole
+            ? `every file of run #${op.run}'s version`
+            : `the raw output of run #${op.run}`
         } (no lock, no index)`;
     case "latency":
       return `${head} ${seconds(op.ms)}`;

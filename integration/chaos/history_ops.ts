@@ -154,7 +154,14 @@ export type Op =
     /** `during`: the choices of the scheduler decisions taken while waiting for its moment. */
     readonly pick?: number;
   }
-  /** A user deletes one of {@link SHARED_FILES}: by hand, or marked dirty and pushed. */
+  /**
+   * A user deletes one of {@link SHARED_FILES}: by hand, or marked dirty and
+   * pushed. With `run`, the files of the version that run (an operation's
+   * id) wrote here instead, each that still holds its bytes, if the run was
+   * not acknowledged; where that run's version was set aside here
+   * (`version_exists`), the empty directory it left, by hand (see
+   * {@link insertPutBackLost}).
+   */
   | {
     readonly id: number;
     readonly kind: "delete";
@@ -168,6 +175,7 @@ export type Op =
     readonly how: "hand" | "push" | "dir" | "during";
     /** `during`: as for an edit. */
     readonly pick?: number;
+    readonly run?: number;
   }
   /**
    * A clone points a latest marker at its highest local version of that data
@@ -379,6 +387,8 @@ export type Op =
     readonly run?: number;
     readonly rewrite?: boolean;
     readonly blind?: boolean;
+    /** With `run`: every file of that version (its `raw` and `metadata.yaml`), not its `raw` alone. */
+    readonly whole?: boolean;
   }
   /**
    * A second process of the tool over the clone's cache directory (swamp

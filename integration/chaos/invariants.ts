@@ -52,8 +52,9 @@
  *   clones alone, no adoption or move: see `workload.ts`), every `latest`
  *   marker the remote index names that a run wrote (not a user's marker
  *   edit) names a version whose `raw` the index names too (but a `raw`
- *   another tool deleted: I19): no reader is pointed at files the index
- *   does not list;
+ *   another tool deleted: I19; or one of a run not acknowledged that its
+ *   clone's user deleted, `delete` with `run`): no reader is pointed at
+ *   files the index does not list;
  * - I15: every clone ends with one shape per path (`shapes.ts`);
  * - I16: every command that fails says why with a stable code: none ends
  *   in an error that is not a Sluice error (a raw filesystem error, say;
@@ -339,6 +340,8 @@ async function* walk(dir: string, rel = ""): AsyncGenerator<string> {
 export class GroundTruth {
   /** Model runs, in start order. */
   readonly runs: RunRecord[] = [];
+  /** The `raw` outputs of runs not acknowledged that their clone's user deleted (`delete` with `run`). */
+  readonly userDeletedRaws = new Set<string>();
   /**
    * Versions a second process over a clone's cache marked dirty (`sibling`
    * moves): one it did not push itself (it died, or its push failed) is the
@@ -944,8 +947,9 @@ export class GroundTruth {
       const n = this.#markerNumbers.get(e.h);
       const raw = `${path.slice(0, -"latest".length)}${n}/raw`;
       if (n === undefined || Object.hasOwn(index, raw)) continue;
-      // Its raw output deleted by another tool, and its entry removed since.
-      if (this.#vanished.some((v) => v.path === raw)) continue;
+      // Its raw output deleted by another tool, and its entry removed since,
+      // or by its clone's user (a run not acknowledged: `delete` with `run`).
+      if (this.#vanished.some((v) => v.path === raw) || this.userDeletedRaws.has(raw)) continue;
       this.violate({
         invariant: "I14",
         message:

@@ -3609,3 +3609,21 @@ Deno.test("chaos regression: resolve --theirs that keeps the peer's directory ke
     '{"seed":199920001,"clones":2,"setAsideFlaky":true,"ops":[{"id":66,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":68,"kind":"sync","clone":1},{"id":70,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":72,"kind":"delete","clone":0,"file":3,"how":"push"},{"id":73,"kind":"tick","n":21,"pick":959094889},{"id":74,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":75,"kind":"tick","n":12,"pick":95248467},{"id":76,"kind":"sync","clone":0},{"id":78,"kind":"edit","clone":0,"file":3,"how":"under"},{"id":80,"kind":"resolve","clone":0,"pick":3,"how":"theirs"}]}',
   );
 });
+
+/**
+ * I6 (seed 199930002, `--put-back-lost-share 1`, shrunk; found with
+ * c553cc6 taken back): c1 published version 1 of m0's `out`, another tool
+ * deleted both its files, the index naming them still. c2's run of that
+ * data numbered its version 1 too: its push created nothing where a
+ * put-back might come and set its copy aside, naming no version it lost
+ * to. Past the dangling-entry grace, c2's pull took the entries out, its
+ * run wrote version 1 again and died as its commit landed (the answer
+ * lost); its user deleted those files and pushed them by name. The
+ * set-aside kept c2's own upload of metadata.yaml from being taken back,
+ * and a pull brought the deleted file back.
+ */
+Deno.test("chaos regression: a copy set aside for a put-back that may come keeps no later own upload of its path from being taken back once deleted here (I6, seed 199930002)", async () => {
+  await clean(
+    '{"seed":199930002,"clones":3,"kinds":["api","api","core"],"skewMs":[0,0,42881],"setAsideFlaky":true,"ops":[{"id":107,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":108,"kind":"tick","n":25,"pick":105467762},{"id":109,"kind":"vanish","file":0,"run":107,"whole":true},{"id":110,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":113,"kind":"tick","n":21,"pick":1292782035},{"id":114,"kind":"delete","clone":2,"file":0,"how":"hand","run":110},{"id":115,"kind":"wait","ms":960000},{"id":116,"kind":"sync","clone":2},{"id":118,"kind":"crash","clone":2,"at":"answer","queued":true},{"id":119,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":120,"kind":"tick","n":4,"pick":309135643},{"id":121,"kind":"delete","clone":2,"file":0,"how":"push","run":119},{"id":122,"kind":"tick","n":39,"pick":122490213}]}',
+  );
+});

@@ -259,6 +259,8 @@ export interface ChaosStats {
   theirsCopiedByHand: number;
   /** Edits pushed whose commit left the file out beside a directory of its name (`path_blocked`). */
   editsBlocked: number;
+  /** Run outputs deleted here by their user (`delete` with `run`). */
+  runOutputsDeleted: number;
   /** Files written under a directory and marked by the directory's name (`under` edits). */
   editsUnderMarkedByName: number;
   /** Crashes that hit between a commit-step write and the index update. */
@@ -384,6 +386,7 @@ export function emptyStats(): ChaosStats {
     resolved: 0,
     theirsCopiedByHand: 0,
     editsBlocked: 0,
+    runOutputsDeleted: 0,
     editsUnderMarkedByName: 0,
     commitCrashes: 0,
     answerCrashes: 0,

@@ -88,6 +88,12 @@ export abstract class WorldMoves extends WorldSlots {
    * bytes it deleted are not lost where a clone held them.
    */
   protected async vanish(op: Extract<Op, { kind: "vanish" }>): Promise<void> {
+    if (op.run !== undefined && op.whole) {
+      // Every file of the version, one after the other.
+      const run = this.truth.runs.find((r) => r.op === op.run && r.outcome === "success");
+      for (const f of run?.files ?? []) await this.vanishAt(op, f.path);
+      return;
+    }
     let path = SHARED_FILES[op.file];
     if (op.run !== undefined) {
       // The raw output of a run that succeeded (a run still under way, or
@@ -97,6 +103,11 @@ export abstract class WorldMoves extends WorldSlots {
       if (!raw) return;
       path = raw.path;
     }
+    await this.vanishAt(op, path);
+  }
+
+  /** {@link vanish} of the object at `path`. */
+  private async vanishAt(op: Extract<Op, { kind: "vanish" }>, path: string): Promise<void> {
     // Its calls meet the outages and flaky calls the clones meet: one that
     // fails deletes nothing (or, failing after taking effect, deletes).
     const got = await this.target.direct.get(path).catch(() => null);
