@@ -8,6 +8,7 @@ import { isAbsolute, relative } from "node:path";
 import { SluiceError, UnreadablePathError, UnsafePathError } from "../sync/errors.ts";
 import { assertSafeRelPath, isInternalPath } from "../sync/paths.ts";
 import type { SyncService } from "../sync/service/service.ts";
+import { shellWord } from "../sync/shell_word.ts";
 
 /**
  * Cache-relative paths from command-line paths (cache-relative, or absolute
@@ -136,4 +137,17 @@ export function deletedHere(service: SyncService, prefixes: readonly string[]): 
   return service.state.syncedPaths()
     .filter((p) => under(p) && !conflicted.has(p) && service.cache.fileGone(p))
     .sort();
+}
+
+/**
+ * A synced file deleted here as a pull or push lists it: with, when a
+ * directory of its name is here now, the ways out (a pull with
+ * `--restore-deleted` does not write over that directory).
+ */
+export function deletedHereLine(service: SyncService, path: string): string {
+  return service.cache.exists(path)
+    ? `  ${path} (a directory of that name is here now: \`sluice push ${
+      shellWord(path)
+    }\` deletes the file there and publishes the directory's files; move the directory away and run \`sluice pull --restore-deleted\` to take the file back)`
+    : `  ${path}`;
 }

@@ -20,16 +20,8 @@ import {
   withCommonOptions,
   withSession,
 } from "./command_kit.ts";
-import { cacheRel, deletedHere, knownHere } from "./cache_paths.ts";
-import {
-  capped,
-  type CliIo,
-  formatBytes,
-  type Output,
-  plural,
-  shellWord,
-  UsageError,
-} from "./output.ts";
+import { cacheRel, deletedHere, deletedHereLine, knownHere } from "./cache_paths.ts";
+import { capped, type CliIo, formatBytes, type Output, plural, UsageError } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
 import { globalLockOf } from "./session.ts";
 import { pullUnderGlobalLock } from "../sync/service/global_lock_pull.ts";
@@ -336,13 +328,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         );
         for (
           const line of capped(
-            localDeletions.map((p) =>
-              s.service.cache.exists(p)
-                ? `  ${p} (a directory of that name is here now: \`sluice push ${
-                  shellWord(p)
-                }\` deletes the file there and publishes the directory's files; move the directory away and run \`sluice pull --restore-deleted\` to take the file back)`
-                : `  ${p}`
-            ),
+            localDeletions.map((p) => deletedHereLine(s.service, p)),
             (n) => `  … and ${n} more (\`--json\` lists each, as \`localDeletions\`)`,
           )
         ) out.say(line);

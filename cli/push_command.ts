@@ -19,7 +19,7 @@ import {
   withSession,
 } from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
-import { cachePaths, cacheRel } from "./cache_paths.ts";
+import { cachePaths, cacheRel, deletedHereLine } from "./cache_paths.ts";
 import { capped, type CliIo, formatBytes, type Output, plural, UsageError } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
 import { endpointFields } from "./store_url.ts";
@@ -97,6 +97,7 @@ function describePush(
   endpoint: string,
   everSynced: boolean,
   walked: boolean,
+  deletionLine: (path: string) => string = (p) => `  ${p}`,
 ): string[] {
   const lines: string[] = [];
   // Conflicts open beside the push (on none of its paths), told after what it did.
@@ -189,12 +190,17 @@ function describePush(
         plural(r.localDeletions.length, "file")
       } deleted here (a push of the whole cache never deletes):`,
     );
+    const listed = r.localDeletions.map(deletionLine);
     lines.push(...capped(
-      r.localDeletions.map((p) => `  ${p}`),
+      listed,
       (n) => `  … and ${n} more (\`--json\` lists each, as \`localDeletions\`)`,
     ));
     lines.push(
-      "Run `sluice push <path>…` naming them to delete them there too, or `sluice pull --restore-deleted` to take the datastore's copies back.",
+      `Run \`sluice push <path>…\` naming them to delete them there too, or \`sluice pull --restore-deleted\` to take the datastore's copies back${
+        listed.some((l, i) => l !== `  ${r.localDeletions[i]}`)
+          ? " (once the directory a line beside a path names is moved away)"
+          : ""
+      }.`,
     );
   }
   if (r.localOnly.length) {
@@ -364,6 +370,7 @@ export function pushCommand(io: CliIo, state: RunState): Command {
           s.store.endpoint,
           s.service.state.syncedCount > 0,
           walk || paths.length > 0 || marked,
+          (p) => deletedHereLine(s.service, p),
         )
       ) {
         out.say(line);

@@ -189,3 +189,26 @@ Deno.test("resolve --mine of a file replaced here by a directory, a peer's edit 
     await w.cleanup();
   }
 });
+
+Deno.test("a synced file replaced here by a directory: status and push say so beside it, and name the push by its name, not a plain pull --restore-deleted", async () => {
+  const w = await world();
+  try {
+    const { a } = await bothSynced(w, "foo", "v1");
+    await fooToDirectory(w, a);
+    const status = await sluice(["status", "--cache", a]);
+    assert.equal(status.code, 2, status.out + status.err);
+    const line = status.out.split("\n").find((l) => /^\s+skip\s+foo\s/.test(l));
+    assert.ok(line, status.out);
+    assert.match(line, /replaced here by a directory of its name/);
+    assert.match(line, /`sluice push foo --cache [^`]+`/);
+    assert.doesNotMatch(line, /deleted here;/);
+    const pushed = await sluice(["push", "--cache", a]);
+    assert.equal(pushed.code, 2, pushed.out + pushed.err);
+    assert.match(
+      pushed.out,
+      /^ {2}foo \(a directory of that name is here now: `sluice push foo --cache /m,
+    );
+  } finally {
+    await w.cleanup();
+  }
+});

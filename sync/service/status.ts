@@ -7,6 +7,7 @@
  */
 import type { PlanEntry, WriteGateEntry } from "../context.ts";
 import { STRANDED_REASON } from "./plan.ts";
+import { shellWord } from "../shell_word.ts";
 
 /** A dirty path as `status` reports it. */
 export interface StatusEntry {
@@ -26,6 +27,17 @@ export interface StatusEntry {
 /** Why `status` lists a synced file deleted here that a walk push leaves on the datastore. */
 export const LOCAL_DELETION_REASON =
   "deleted here; a push of the whole cache never deletes it on the datastore: push it by path to delete it there, or take it back with `sluice pull --restore-deleted` (`restoreDeleted` in the library)";
+
+/**
+ * Why `status` lists a synced file replaced here by a directory of its
+ * name: a pull with `--restore-deleted` does not write over that directory,
+ * so the way back names the directory to move first.
+ */
+export function replacedByDirectoryReason(path: string): string {
+  return `replaced here by a directory of its name; a push of the whole cache never deletes the file on the datastore: \`sluice push ${
+    shellWord(path)
+  }\` deletes it there and publishes the directory's files; or move the directory away and take the file back with \`sluice pull --restore-deleted\``;
+}
 
 /**
  * The status of a dry-run plan: each entry with the gates that handled it

@@ -14,7 +14,12 @@ import type { ObjectStore } from "../ports.ts";
 import type { UnreachableError } from "../errors.ts";
 import { pushLeftBehind } from "./push_result.ts";
 import { type PushRunDeps, runPush } from "./push_run.ts";
-import { statusEntries, type StatusEntry } from "./status.ts";
+import {
+  LOCAL_DELETION_REASON,
+  replacedByDirectoryReason,
+  statusEntries,
+  type StatusEntry,
+} from "./status.ts";
 import { readWaiting, WAITED_HERE } from "./waiting_record.ts";
 
 /**
@@ -79,7 +84,11 @@ export async function statusReport(
   const waits = (e: StatusEntry) =>
     Object.hasOwn(waiting, e.path) && e.action !== "skip" && e.action !== "delete";
   const entries = planned.map((e) =>
-    waits(e) ? { ...e, reason: `${WAITED_HERE}: ${waiting[e.path]}` } : e
+    waits(e)
+      ? { ...e, reason: `${WAITED_HERE}: ${waiting[e.path]}` }
+      : e.reason === LOCAL_DELETION_REASON && cache.holdsDirectory(e.path)
+      ? { ...e, reason: replacedByDirectoryReason(e.path) }
+      : e
   );
   const held = entries.filter(waits);
   return {
