@@ -212,3 +212,22 @@ Deno.test("a synced file replaced here by a directory: status and push say so be
     await w.cleanup();
   }
 });
+
+Deno.test("the status names the directory a resolve --theirs set aside, not 'not a regular file', beside each file of it", async () => {
+  const w = await world();
+  try {
+    const { a, b } = await bothSynced(w, "foo", "v1");
+    await fooToDirectory(w, a);
+    await w.write(b, "foo", "v2 from b");
+    assert.equal((await sluice(["push", "--cache", b])).code, 0);
+    assert.equal((await sluice(["push", "foo", "--cache", a])).code, 3, "a conflict");
+    assert.equal((await sluice(["resolve", "foo", "--theirs", "--cache", a])).code, 0);
+    const status = await sluice(["status", "--cache", a]);
+    const line = status.out.split("\n").find((l) => /^ {2}foo\/x -> /.test(l));
+    assert.ok(line, status.out);
+    assert.doesNotMatch(line, /not a regular file/);
+    assert.match(line, /resolve --theirs: foo was a directory here/);
+  } finally {
+    await w.cleanup();
+  }
+});

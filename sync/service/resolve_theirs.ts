@@ -63,7 +63,14 @@ export async function resolveTheirs(
   // The datastore's directory kept at the path (see `theirsDirectory`).
   const keptDirectory = !here && cache.exists(path) && await theirsDirectory(deps, path);
   if (!here && cache.exists(path) && !keptDirectory) {
-    setAside.push(await cache.setAside(path, "resolve --theirs: not a regular file"));
+    setAside.push(
+      await cache.setAside(
+        path,
+        cache.holdsDirectory(path)
+          ? `resolve --theirs: ${path} was a directory here; theirs took its path, and its files were set aside together`
+          : "resolve --theirs: not a regular file",
+      ),
+    );
   } else if (!here && rec.theirs && !cache.exists(path)) {
     // A file of this cache's own that replaced the path's directory here
     // (never synced) is in the way of theirs: set aside, as a directory
