@@ -68,7 +68,11 @@ export function statusCommand(io: CliIo, state: RunState): Command {
       .description(
         "show dirty paths with their class and the gates that will handle each, set-aside version conflicts, and pending lockfile changes",
       )
-      .option("--no-walk", "show only paths already marked dirty (skip the walk of the cache)"),
+      .option("--no-walk", "show only paths already marked dirty (skip the walk of the cache)")
+      .addHelpText(
+        "after",
+        "\nThe preview of a push (there is no push --dry-run): nothing is pushed or pulled. It asks the datastore only about its index, so a peer's change since the last pull shows at the push (a conflict) or the pull.\n\nExit status: 0 nothing left out (a push now takes everything listed), 2 a push would leave a file out (sync_incomplete: the reason beside it says what to run), 3 a conflict is open (conflicts_left), 69 the datastore is unreachable (unreachable: this cache's side is shown).\n\nExamples:\n  sluice status\n  sluice status --no-walk\n  sluice status --json",
+      ),
   ).action(action(io, state, "status", async (out: Output, cmd) => {
     const { walk, namespace } = cmd.opts<{ walk: boolean; namespace?: string }>();
     refuseUnusedNamespace(namespace, "status");

@@ -274,3 +274,14 @@ Deno.test("status, with a store given, of a cache whose sync state was removed n
     await w.cleanup();
   }
 });
+
+Deno.test("status --help says it is a push's preview, what each exit status means, and shows examples", async () => {
+  const help = await sluice(["status", "--help"]);
+  assert.equal(help.code, 0);
+  assert.match(help.out, /preview of a push/);
+  assert.match(help.out, /0 .*nothing left/i);
+  assert.match(help.out, /\b2\b.*sync_incomplete/);
+  assert.match(help.out, /\b3\b.*conflicts_left/);
+  assert.match(help.out, /\b69\b.*unreachable/);
+  assert.match(help.out, /Examples:\n {2}sluice status\n/);
+});
