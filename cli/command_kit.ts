@@ -288,6 +288,9 @@ const LEFT_BY: Record<string, string> = {
 const DATASTORE_CONFIG_FIX = "fix the datastore configuration and run the command again.";
 const CLI_CONFIG_FIX =
   "fix the store URL (as given, or as the cache recorded it) and run the command again.";
+/** The same, for the commands that take a store URL and no cache. */
+const CLI_URL_FIX = "fix the store URL and run the command again.";
+const CACHELESS = new Set(["probe", "bucket create"]);
 const CLI_CREDENTIALS_FIX =
   "fix the credentials in the environment the command runs in and run the command again.";
 
@@ -306,7 +309,11 @@ export function commandFailure(e: unknown, io: Pick<CliIo, "argv">, name: string
   if (e instanceof ConfigError && e.message.includes(DATASTORE_CONFIG_FIX)) {
     e.message = e.message.replace(
       DATASTORE_CONFIG_FIX,
-      e.field === "credentials" ? CLI_CREDENTIALS_FIX : CLI_CONFIG_FIX,
+      e.field === "credentials"
+        ? CLI_CREDENTIALS_FIX
+        : CACHELESS.has(name)
+        ? CLI_URL_FIX
+        : CLI_CONFIG_FIX,
     );
   }
   if (name === "push" || name === "pull") {

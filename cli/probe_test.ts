@@ -91,3 +91,13 @@ Deno.test("probe and bucket create with no store URL, given nor in the environme
     assert.match(r.err, /Nothing was (probed|created)/);
   }
 });
+
+Deno.test("probe and bucket create, which take no cache, never tell a bad store URL to be fixed 'as the cache recorded it'", async () => {
+  for (const args of [["probe"], ["bucket", "create"]]) {
+    const r = await sluice([...args, "s3://Bad_Bucket/team?endpoint=http://127.0.0.1:9"]);
+    assert.equal(r.code, 78, args.join(" "));
+    assert.match(r.err, /^error\[invalid_config\]: .*"store\.bucket"/);
+    assert.doesNotMatch(r.err, /cache/, args.join(" "));
+    assert.match(r.err, /fix the store URL and run the command again\./);
+  }
+});
