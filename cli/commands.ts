@@ -32,6 +32,9 @@ Store URLs:
      (also path-style=true|false, checksums=when_supported|when_required,
       conditional-delete=native|verify|emulate; credentials from AWS_* variables)
   gs://bucket/prefix?endpoint=URL&project=P             Google Cloud Storage or an emulator
+  on s3:// and gs://, timeout=<ms> bounds each request attempt (default 30000) and
+  retries=<n> the attempts after a failed one (default 3): how long an endpoint that
+  does not answer can hold a command
 The store defaults to $${STORE_ENV}, else the store the cache was last used with.
 
 Exit codes: 0 success, 2 a push or pull left files for a later run (sync_incomplete),

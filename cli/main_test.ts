@@ -39,6 +39,13 @@ Deno.test("--help works on the program and on every command", async () => {
   assert.match(version.out, /^\d+\.\d+\.\d+/);
 });
 
+Deno.test("--help names the store URL's timeout= and retries=, which a store_retry warning tells to set", async () => {
+  const top = await sluice(["--help"]);
+  assert.equal(top.code, 0);
+  assert.match(top.out, /timeout=<ms>/);
+  assert.match(top.out, /retries=<n>/);
+});
+
 Deno.test("usage errors print error[usage] and exit 64", async () => {
   const unknown = await sluice(["bogus"]);
   assert.equal(unknown.code, 64);
