@@ -457,7 +457,7 @@ export function lockfileCommand(io: CliIo, state: RunState): Command {
         .option("--dry-run", "only show the problem and what would be published; write nothing")
         .addHelpText(
           "after",
-          "\nUnder the datastore's global lock, a copy that is not a JSON object of entries is kept in the cache's set-aside area (`sluice status` lists it) and replaced, with a compare-and-swap on its version, by this cache's lockfile with its pending change applied. If another writer replaced it with a valid copy meanwhile, that copy wins and only the pending change is applied to it. A readable copy is left alone (a pending change is published on it, as by `lockfile retry`).\n\nExample:\n  sluice lockfile repair --dry-run --cache .cache\n  sluice lockfile repair --cache .cache",
+          "\nUnder the datastore's global lock, a copy that is not a JSON object of entries is kept in the cache's set-aside area (`sluice status` lists it) and replaced, with a compare-and-swap on its version, by this cache's lockfile with its pending change applied. If another writer replaced it with a valid copy meanwhile, that copy wins and only the pending change is applied to it. A readable copy is left alone (a pending change is published on it, as by `lockfile retry`).\n\nExamples:\n  sluice lockfile repair --dry-run --cache .cache\n  sluice lockfile repair --cache .cache",
         ),
     ).action(action(io, state, "lockfile repair", async (out: Output, cmd) => {
       const { dryRun } = cmd.opts<{ dryRun?: boolean }>();

@@ -200,6 +200,11 @@ Deno.test("lockfile repair shows a malformed remote copy, then republishes the m
   const help = await sluice(["lockfile", "repair", "--help"]);
   assert.match(help.out, /Usage: sluice lockfile repair/);
   assert.match(help.out, /--dry-run/);
+  assert.match(
+    help.out,
+    /\nExamples:\n {2}sluice lockfile repair --dry-run/,
+    "two examples, under Examples:",
+  );
   await w.cleanup();
 });
 
