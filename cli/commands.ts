@@ -48,7 +48,16 @@ function configure(cmd: Command, io: CliIo): void {
     .configureOutput({
       writeOut: (s) => io.stdout(s),
       writeErr: (s) => io.stderr(s),
-      outputError: (s, write) => write(`error[usage]: ${s.replace(/^error:\s*/i, "")}`),
+      // There is no dry run of a push: an unknown option of it (a --dry-run,
+      // say) names the status, its preview.
+      outputError: (s, write) =>
+        write(
+          `error[usage]: ${s.replace(/^error:\s*/i, "")}${
+            cmd.name() === "push" && /unknown option/.test(s)
+              ? "(`sluice status` shows what a push would do, without pushing)\n"
+              : ""
+          }`,
+        ),
       getOutHelpWidth: () => io.columns ?? 80,
       getErrHelpWidth: () => io.columns ?? 80,
       getOutHasColors: () => false,
@@ -61,8 +70,6 @@ function configure(cmd: Command, io: CliIo): void {
         ? `(\`sluice ${cmd.name()}\` takes one of: ${
           cmd.commands.map((c) => c.name()).join(", ")
         }; add --help for usage)`
-        : cmd.name() === "push"
-        ? "(add --help for usage; `sluice status` shows what a push would do, without pushing)"
         : "(add --help for usage)",
     );
   for (const sub of cmd.commands) configure(sub, io);

@@ -64,6 +64,10 @@ Deno.test("usage errors print error[usage] and exit 64", async () => {
   const dry = await sluice(["push", "--dry-run"]);
   assert.equal(dry.code, 64);
   assert.match(dry.err, /`sluice status` shows what a push would do, without pushing/);
+  // Only an unknown option (a --dry-run, say) gets that hint: a missing value does not.
+  const noValue = await sluice(["push", "--cache"]);
+  assert.equal(noValue.code, 64);
+  assert.match(noValue.err, /argument missing\n\(add --help for usage\)\n$/);
   const choice = await sluice(["push", "--conditional-writes", "maybe"]);
   assert.equal(choice.code, 64);
   const json = await sluice(["pull", "--json", "--nope"]);
