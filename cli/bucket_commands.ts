@@ -13,7 +13,7 @@ import { S3Store } from "../packages/s3/store.ts";
 import { classifyS3Error, toSluiceError as s3Error } from "../packages/s3/errors.ts";
 import { GcsStore } from "../packages/gcs/store.ts";
 import { classifyGcsError, toSluiceError as gcsError } from "../packages/gcs/errors.ts";
-import { action, type RunState, withOutputOptions } from "./command_kit.ts";
+import { action, type RunState, VERBOSE_WARNINGS, withOutputOptions } from "./command_kit.ts";
 import { type CliIo, type Output, shellWord, UsageError } from "./output.ts";
 import { STORE_ENV } from "./session.ts";
 import { endpointFields, openStore, parseStoreUrl, type StoreSpec } from "./store_url.ts";
@@ -113,6 +113,7 @@ export function bucketCommand(io: CliIo, state: RunState): Command {
           "after",
           "\nCredentials come from the environment, as for every command (AWS_* variables, or Application Default Credentials).\n\nExamples:\n  sluice bucket create 's3://my-bucket?endpoint=http://127.0.0.1:9000'\n  sluice bucket create 'gs://my-bucket?endpoint=http://127.0.0.1:4443&project=test'",
         ),
+      VERBOSE_WARNINGS,
     ).action(action(io, state, "bucket create", async (out: Output, _cmd, url?: string) => {
       const given = url ?? (io.env?.[STORE_ENV] || undefined);
       if (!given) {

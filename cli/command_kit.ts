@@ -24,11 +24,20 @@ export interface RunState {
   code: number;
 }
 
-/** Adds `--json` and `--verbose`. */
-export function withOutputOptions(cmd: Command): Command {
+/** What `--verbose` shows on a command that runs no gate (its warnings all). */
+export const VERBOSE_WARNINGS = "show every warning, none counted instead";
+
+/**
+ * Adds `--json` and `--verbose`; `verbose` says what the latter shows (by
+ * default every gate note, for the commands that run the gates).
+ */
+export function withOutputOptions(
+  cmd: Command,
+  verbose = "show every gate note, routine classification included",
+): Command {
   return cmd
     .option("--json", "print one JSON document on stdout, for scripts")
-    .option("-v, --verbose", "show every gate note, routine classification included");
+    .option("-v, --verbose", verbose);
 }
 
 /**

@@ -17,7 +17,7 @@ import {
   SluiceError,
   UnreachableError,
 } from "../sync/errors.ts";
-import { action, type RunState, withOutputOptions } from "./command_kit.ts";
+import { action, type RunState, VERBOSE_WARNINGS, withOutputOptions } from "./command_kit.ts";
 import { type CliIo, type Output, shellWord, UsageError } from "./output.ts";
 import { STORE_ENV } from "./session.ts";
 import { endpointFields, openStore, parseStoreUrl } from "./store_url.ts";
@@ -219,6 +219,7 @@ export function probeCommand(io: CliIo, state: RunState): Command {
         "after",
         `\nThe probe writes a random key under ${PROBE_PREFIX} twice create-only, then updates it on a stale version, and deletes it.\n\nExamples:\n  sluice probe 's3://bucket/prefix?endpoint=http://127.0.0.1:9000'\n  sluice probe --json 'gs://bucket?endpoint=http://127.0.0.1:4443'`,
       ),
+    VERBOSE_WARNINGS,
   ).action(action(io, state, "probe", async (out: Output, cmd, url?: string) => {
     const opts = cmd.opts<{ store?: string; require?: boolean }>();
     const given = url ?? opts.store ?? (io.env?.[STORE_ENV] || undefined);

@@ -101,3 +101,14 @@ Deno.test("probe and bucket create, which take no cache, never tell a bad store 
     assert.match(r.err, /fix the store URL and run the command again\./);
   }
 });
+
+Deno.test("probe and bucket create --help tell --verbose by what it shows there: they run no gate", async () => {
+  for (const args of [["probe"], ["bucket", "create"]]) {
+    const help = await sluice([...args, "--help"]);
+    assert.equal(help.code, 0);
+    assert.doesNotMatch(help.out, /gate note/, args.join(" "));
+    assert.match(help.out, /-v, --verbose\s+show every warning/, args.join(" "));
+  }
+  const push = await sluice(["push", "--help"]);
+  assert.match(push.out, /-v, --verbose\s+show every gate note/);
+});
