@@ -3627,3 +3627,18 @@ Deno.test("chaos regression: a copy set aside for a put-back that may come keeps
     '{"seed":199930002,"clones":3,"kinds":["api","api","core"],"skewMs":[0,0,42881],"setAsideFlaky":true,"ops":[{"id":107,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":108,"kind":"tick","n":25,"pick":105467762},{"id":109,"kind":"vanish","file":0,"run":107,"whole":true},{"id":110,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":113,"kind":"tick","n":21,"pick":1292782035},{"id":114,"kind":"delete","clone":2,"file":0,"how":"hand","run":110},{"id":115,"kind":"wait","ms":960000},{"id":116,"kind":"sync","clone":2},{"id":118,"kind":"crash","clone":2,"at":"answer","queued":true},{"id":119,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":120,"kind":"tick","n":4,"pick":309135643},{"id":121,"kind":"delete","clone":2,"file":0,"how":"push","run":119},{"id":122,"kind":"tick","n":39,"pick":122490213}]}',
   );
 });
+
+/**
+ * I30 (seed 200800061, shrunk): line 1 of c1's manifest log (the index
+ * version it last read, no record of a path) was damaged while its
+ * process stayed open, and another process wrote a line ahead after it.
+ * That process's only command since was the arming of a brief outage,
+ * which calls nothing of the library and reads no line of the log; the
+ * checker held it to tell the line. The process started afresh on the
+ * cache for the final sync told it at its open.
+ */
+Deno.test("chaos regression: arming a brief outage reads no line of the manifest log and has no damaged line to tell (I30, seed 200800061)", async () => {
+  await clean(
+    '{"seed":200800061,"clones":2,"kinds":["core","core-single-phase"],"oldClients":true,"indexFirst":true,"checkedDeletes":true,"reusedLocks":true,"ops":[{"id":14,"kind":"adopt","clone":1,"file":3},{"id":15,"kind":"sync","clone":1},{"id":19,"kind":"lockfile","clone":1,"set":"@chaos/ext-19"},{"id":75,"kind":"damaged","clone":1,"file":1,"pick":600818858,"open":true},{"id":90,"kind":"blip","clone":1,"call":"delete"}]}',
+  );
+});

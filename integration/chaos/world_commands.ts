@@ -166,7 +166,7 @@ export abstract class WorldCommands extends WorldMoves {
             // Reached only in the final sync (its queue drained there): none then.
             if (this.currentOpId !== -1) this.blipArmed.set(slot, { call: op.call, left: 0 });
             return Promise.resolve();
-          }),
+          }, true), // arming calls nothing of the library: no line of the log read (I30)
         );
         break;
       }
@@ -182,7 +182,7 @@ export abstract class WorldCommands extends WorldMoves {
               if (at === "answer") this.answerArmed.add(slot);
               else this.armed.set(slot, this.armed.get(slot) ?? false);
               return Promise.resolve();
-            }),
+            }, true), // arming calls nothing of the library: no line of the log read (I30)
           );
           break;
         }
