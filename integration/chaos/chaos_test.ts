@@ -104,7 +104,7 @@ Deno.test("chaos: a history gives the same outcome every time it runs", async ()
 
 Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I1), and shrinking keeps it", async () => {
   const options = { disable: [CREATE_ONLY_WRITER] };
-  // The histories this search was tuned on (the `copy`, checked-delete, own-withdrawn, set-aside, log-fail, blip, theirs-shape and dropped-deletion moves came later).
+  // The histories this search was tuned on (the `copy`, checked-delete, own-withdrawn, set-aside, log-fail, blip, theirs-shape, dropped-deletion and lockfile-race moves came later).
   const found = await firstBreaking("I1", options, 400, {
     copyShare: 0,
     checkedDeleteShare: 0,
@@ -117,6 +117,7 @@ Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I
     theirsBlockedShare: 0,
     theirsUnderShare: 0,
     putBackLostShare: 0,
+    lockfileRaceShare: 0,
   });
   assert.ok(found, "no history lost an acknowledged write with the create-only writer off");
   const on = await runHistory(found.history);
@@ -498,6 +499,7 @@ const INSERTS_OFF = {
   theirsBlockedShare: 0,
   theirsUnderShare: 0,
   putBackLostShare: 0,
+  lockfileRaceShare: 0,
 } as const;
 
 Deno.test("history: a marker moved back and pushed is raced by another clone's moved forward, the other operations as they were", () => {
@@ -1071,6 +1073,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       theirsBlockedShare: 0,
       theirsUnderShare: 0,
       putBackLostShare: 0,
+      lockfileRaceShare: 0,
     });
     const h = generateHistory(seed, {
       copyShare: 0,
@@ -1089,6 +1092,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       theirsBlockedShare: 0,
       theirsUnderShare: 0,
       putBackLostShare: 0,
+      lockfileRaceShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
@@ -1372,6 +1376,7 @@ Deno.test("history: brief outages (a push's write or deletion out of reach once)
       theirsBlockedShare: 0,
       theirsUnderShare: 0,
       putBackLostShare: 0,
+      lockfileRaceShare: 0,
     });
     const h = generateHistory(seed, {
       blipShare: 1,
@@ -1380,6 +1385,7 @@ Deno.test("history: brief outages (a push's write or deletion out of reach once)
       theirsBlockedShare: 0,
       theirsUnderShare: 0,
       putBackLostShare: 0,
+      lockfileRaceShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
@@ -1408,6 +1414,7 @@ Deno.test("history: index reads fail right after a lost version's set-aside in a
       theirsBlockedShare: 0,
       theirsUnderShare: 0,
       putBackLostShare: 0,
+      lockfileRaceShare: 0,
     };
     const without = generateHistory(seed, { ...off, setAsideFlakyShare: 0 });
     const h = generateHistory(seed, { ...off, setAsideFlakyShare: 1 });
@@ -1518,4 +1525,38 @@ Deno.test("history: a clone's unmarked hand deletion of a file whose entry an ol
     assert.match(formatHistory(h), /stops between its read of the index and its write/);
   }
   assert.ok(inserted > 60, `${inserted} histories`);
+});
+
+Deno.test("history: a clone's lockfile change kept pending through an outage, a peer's published, a pull here, then this clone's transaction, is inserted at the start from a generator of its own, the other operations as they were", () => {
+  let inserted = 0;
+  for (let seed = 1; seed <= 200; seed++) {
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, lockfileRaceShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const added = h.ops.filter((o) => !ids.has(o.id));
+    if (h.clones < 2) {
+      assert.deepEqual(added, []);
+      continue;
+    }
+    inserted++;
+    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
+    const steps = added.filter((o) => o.kind !== "tick");
+    assert.deepEqual(
+      steps.map((o) => o.kind),
+      ["lockfile", "outage", "lockfile", "outage", "lockfile", "sync", "lockfile"],
+    );
+    const [first, on, pending, off, peer, sync, last] = steps;
+    assert.ok(on.kind === "outage" && on.on && off.kind === "outage" && !off.on);
+    assert.ok(first.kind === "lockfile" && pending.kind === "lockfile" && peer.kind === "lockfile");
+    assert.ok(sync.kind === "sync" && last.kind === "lockfile");
+    assert.notEqual(peer.clone, first.clone);
+    assert.deepEqual([pending.clone, sync.clone, last.clone], [
+      first.clone,
+      first.clone,
+      first.clone,
+    ]);
+    assert.ok(first.set && pending.set && peer.set, "entries set");
+  }
+  assert.ok(inserted > 100, `${inserted} histories`);
 });

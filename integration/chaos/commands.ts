@@ -22,6 +22,7 @@ import {
   type ModelLockSet,
 } from "../../sync/locks/model_locks.ts";
 import { migrateIndex } from "../../sync/service/migrate.ts";
+import { setAsideCopies } from "../../sync/service/conflicts.ts";
 import type { DistributedLock, LockOptions } from "../../sync/ports.ts";
 import { pushUnderGlobalLock } from "../../sync/service/global_lock_push.ts";
 import type { PushOptions } from "../../sync/service/push_options.ts";
@@ -512,12 +513,28 @@ export function lockfileCommand(
       };
       env.truth.txns.push(rec);
       env.stats.lockfileTxns++;
+      // A record naming a copy set aside stays until a resolution drops it.
+      const lockfileConflict = () =>
+        svc.conflicts().some((c) =>
+          c.path === MANAGED_LOCKFILE_PATH && setAsideCopies(c).length === 0
+        );
+      if (lockfileConflict()) env.stats.lockfileTxnsOverConflict++;
       let failure: unknown;
       try {
         if (change) await updateManagedLockfile(svc, change, { lockOptions: CHAOS_LOCK });
         else await retryPendingLockfile(svc, { lockOptions: CHAOS_LOCK });
         rec.outcome = "acked";
         env.stats.lockfileAcked++;
+        // I34: the transaction wrote the datastore's copy here, holding this
+        // change: a conflict a pull recorded at the lockfile is over.
+        if (lockfileConflict()) {
+          env.truth.violate({
+            invariant: "I34",
+            message:
+              `${who} published, and wrote the datastore's copy here, yet c${o.clone} still holds a conflict open at ${MANAGED_LOCKFILE_PATH}: every later pull and push warns conflicts_left over a path whose two sides agree`,
+            afterOp: env.opId(),
+          });
+        }
       } catch (e) {
         rec.outcome = codeOf(e);
         failure = e;

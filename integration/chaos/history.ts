@@ -40,6 +40,7 @@ import { insertBlips } from "./moves_blip.ts";
 import { insertTheirsShape } from "./moves_theirs.ts";
 import { insertDroppedDeletion } from "./moves_dropped.ts";
 import { insertPutBackLost } from "./moves_put_back.ts";
+import { insertLockfileRace } from "./moves_lockfile.ts";
 import {
   markBlinds,
   markParallel,
@@ -475,13 +476,18 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     options.theirsUnderShare ?? 0.05,
     "under",
   );
-  // From a generator of its own: the operations above stay as they were.
   insertPutBackLost(
     ops,
     clones,
     new Rng(mixSeed(seed, 0x70626c73)),
     // Off by default: see the README (seed 199930000, I7/I8, open).
     options.putBackLostShare ?? 0,
+  );
+  insertLockfileRace(
+    ops,
+    clones,
+    new Rng(mixSeed(seed, 0x6c6b7263)),
+    options.lockfileRaceShare ?? 0.1,
   );
   return {
     seed,

@@ -89,6 +89,8 @@ export interface GenerateOptions {
   readonly theirsUnderShare?: number;
   /** Chance that a history with two clones or more starts with a run's version held back for a put-back that may come, written again by its clone past the grace, its commit's answer lost, and deleted here (see {@link insertPutBackLost}); default 0: on a v2 index it meets an open loss, I7/I8 (seed 199930000). */
   readonly putBackLostShare?: number;
+  /** Chance that a history with two clones or more starts with a clone's lockfile change kept pending through an outage, a peer's published meanwhile, a pull here meeting both, then this clone's transaction (see {@link insertLockfileRace}); default 0.1. */
+  readonly lockfileRaceShare?: number;
   /** Chance that a history has brief outages, one write or deletion of a push failing as unreachable (see {@link insertBlips}); default 0.1. */
   readonly blipShare?: number;
 }

@@ -179,6 +179,13 @@
  *   by the index with its bytes after the final sync, unless that clone
  *   still holds it marked, has a conflict open near it, or anyone changed
  *   that path since.
+ * - I34: right after a lockfile transaction that succeeded, its clone holds
+ *   no conflict open at the managed lockfile: the transaction wrote the
+ *   datastore's copy there, holding this clone's change, so a conflict a
+ *   pull recorded at it (changed here and on the datastore) is over, and
+ *   left open it would have every later pull and push warn
+ *   `conflicts_left` over a path whose two sides agree. Spared: a record
+ *   naming a copy set aside, which only a resolution drops.
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land
@@ -226,7 +233,8 @@ export type Invariant =
   | "I30"
   | "I31"
   | "I32"
-  | "I33";
+  | "I33"
+  | "I34";
 
 /** A broken invariant. */
 export interface Violation {

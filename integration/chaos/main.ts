@@ -61,12 +61,12 @@ export interface ChaosArgs {
   readonly trace: boolean;
   /** Failing seeds to shrink and print in full. */
   readonly report: number;
-  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x`, `--skew-share x`, `--index-first-share x`, `--foreign-share x`, `--vanish-share x`, `--rewrite-share x`, `--blind-share x`, `--unwritten-share x`, `--streamed-share x`, `--parallel-share x`, `--structural-share x`, `--shared-cache-share x`, `--copy-share x`, `--etag-share x`, `--checked-delete-share x`, `--own-lost-share x`, `--lockless-share x`, `--torn-log-share x`, `--damaged-log-share x`, `--damaged-open-share x`, `--save-crash-share x`, `--log-fail-share x`, `--reused-lock-share x`, `--own-withdrawn-share x`, `--set-aside-flaky-share x`, `--old-window-share x`, `--blip-share x`, `--theirs-shape-share x`, `--dropped-deletion-share x`, `--theirs-blocked-share x`, `--theirs-under-share x` and `--put-back-lost-share x` (default: the defaults). */
+  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x`, `--skew-share x`, `--index-first-share x`, `--foreign-share x`, `--vanish-share x`, `--rewrite-share x`, `--blind-share x`, `--unwritten-share x`, `--streamed-share x`, `--parallel-share x`, `--structural-share x`, `--shared-cache-share x`, `--copy-share x`, `--etag-share x`, `--checked-delete-share x`, `--own-lost-share x`, `--lockless-share x`, `--torn-log-share x`, `--damaged-log-share x`, `--damaged-open-share x`, `--save-crash-share x`, `--log-fail-share x`, `--reused-lock-share x`, `--own-withdrawn-share x`, `--set-aside-flaky-share x`, `--old-window-share x`, `--blip-share x`, `--theirs-shape-share x`, `--dropped-deletion-share x`, `--theirs-blocked-share x`, `--theirs-under-share x` `--put-back-lost-share x` and `--lockfile-race-share x` (default: the defaults). */
   readonly generate: GenerateOptions;
 }
 
 const USAGE =
-  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--blind-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--parallel-share 0..1] [--structural-share 0..1] [--shared-cache-share 0..1] [--copy-share 0..1] [--etag-share 0..1] [--checked-delete-share 0..1] [--own-lost-share 0..1] [--lockless-share 0..1] [--torn-log-share 0..1] [--damaged-log-share 0..1] [--damaged-open-share 0..1] [--save-crash-share 0..1] [--log-fail-share 0..1] [--reused-lock-share 0..1] [--own-withdrawn-share 0..1] [--set-aside-flaky-share 0..1] [--old-window-share 0..1] [--blip-share 0..1] [--theirs-shape-share 0..1] [--dropped-deletion-share 0..1] [--theirs-blocked-share 0..1] [--theirs-under-share 0..1] [--put-back-lost-share 0..1]";
+  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--blind-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--parallel-share 0..1] [--structural-share 0..1] [--shared-cache-share 0..1] [--copy-share 0..1] [--etag-share 0..1] [--checked-delete-share 0..1] [--own-lost-share 0..1] [--lockless-share 0..1] [--torn-log-share 0..1] [--damaged-log-share 0..1] [--damaged-open-share 0..1] [--save-crash-share 0..1] [--log-fail-share 0..1] [--reused-lock-share 0..1] [--own-withdrawn-share 0..1] [--set-aside-flaky-share 0..1] [--old-window-share 0..1] [--blip-share 0..1] [--theirs-shape-share 0..1] [--dropped-deletion-share 0..1] [--theirs-blocked-share 0..1] [--theirs-under-share 0..1] [--put-back-lost-share 0..1] [--lockfile-race-share 0..1]";
 
 /** Parses `deno task chaos` arguments; throws a plain Error with the usage on a bad one. */
 export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
@@ -201,6 +201,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
       case "--theirs-blocked-share":
       case "--theirs-under-share":
       case "--put-back-lost-share":
+      case "--lockfile-race-share":
       case "--checked-delete-share": {
         const v = value();
         const n = Number(v);
@@ -273,6 +274,8 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
           ? "theirsUnderShare"
           : flag === "--put-back-lost-share"
           ? "putBackLostShare"
+          : flag === "--lockfile-race-share"
+          ? "lockfileRaceShare"
           : "reshapeShare";
         out.generate = { ...out.generate, [key]: n };
         break;
@@ -301,7 +304,7 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
     `  model runs ${s.runs}: acknowledged ${s.acknowledged}, refused (model_lock_lost) ${s.refused}, frozen by a crash ${s.crashedRuns}`,
     `  of them through the swamp extension, driven as core drives it: ${s.coreRuns} (acknowledged ${s.coreAcknowledged}, refused ${s.coreRefused}; output streamed ${s.streamedRuns}; with a parallel step ${s.parallelRuns}, and a structural command beside ${s.structuralCommands}; on a lock object a run before took, in ${s.reusedLockHistories} histories: ${s.reusedLockRuns}, after a refused one ${s.reusedAfterRefusal})`,
     `  breakglasses ${s.breakglasses} (locks broken ${s.locksBroken}), outages ${s.outages}, stalls ${s.stalls} (after a v1 index write ${s.companionStalls}, in a move ${s.moveStalls}, before a push's delete ${s.withdrawStalls}, after a run's uploads, before its commit ${s.commitStalls}), crashes ${s.crashes}`,
-    `  lockfile transactions ${s.lockfileTxns} (acknowledged ${s.lockfileAcked})`,
+    `  lockfile transactions ${s.lockfileTxns} (acknowledged ${s.lockfileAcked}; begun with a conflict open at the lockfile: ${s.lockfileTxnsOverConflict})`,
     `  edits ${s.edits}, deletes ${s.deletes} (by hand during the clone's own sync, at a download or look of the file: ${s.editsDuring}), marker writes ${s.markerWrites}, files and directories of one name replaced by each other ${s.reshapes}, resolutions ${s.resolutions} (resolved ${s.resolved}; theirs copied by hand first ${s.theirsCopiedByHand}), edits pushed and left out beside a directory of their name ${s.editsBlocked}, files written under a directory and marked by its name ${s.editsUnderMarkedByName}, run outputs deleted here by their user ${s.runOutputsDeleted}, adoptions ${s.adoptions}, crashes between a commit write and the index ${s.commitCrashes}, as an index write landed (its answer lost) ${s.answerCrashes}`,
     `  index moves to v2 ${s.migrations} (finished ${s.migrated})`,
     `  histories with a clone's clock off the store's ${s.skewedClocks}`,

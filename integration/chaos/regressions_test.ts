@@ -3642,3 +3642,19 @@ Deno.test("chaos regression: arming a brief outage reads no line of the manifest
     '{"seed":200800061,"clones":2,"kinds":["core","core-single-phase"],"oldClients":true,"indexFirst":true,"checkedDeletes":true,"reusedLocks":true,"ops":[{"id":14,"kind":"adopt","clone":1,"file":3},{"id":15,"kind":"sync","clone":1},{"id":19,"kind":"lockfile","clone":1,"set":"@chaos/ext-19"},{"id":75,"kind":"damaged","clone":1,"file":1,"pick":600818858,"open":true},{"id":90,"kind":"blip","clone":1,"call":"delete"}]}',
   );
 });
+
+/**
+ * I34 (seed 199970001, `--lockfile-race-share 1`, shrunk to 10 operations):
+ * c2's lockfile change failed in an outage (kept as its pending delta, its
+ * local copy holding it); c1 published an entry of its own; c2's sync
+ * pulled the lockfile changed here and on the datastore, a conflict; c2's
+ * next transaction published its change merged into c1's copy and wrote
+ * that copy here, and the conflict stayed open (with 0912ba2 taken back), so
+ * every later pull and push warned `conflicts_left` over a path whose two
+ * sides agreed.
+ */
+Deno.test("chaos regression: a lockfile transaction that publishes this clone's change after a pull held the lockfile as a conflict leaves no conflict open there (I34, seed 199970001)", async () => {
+  await clean(
+    '{"seed":199970001,"clones":5,"absentOnError":true,"kinds":["api","core","core-single-phase","api","api"],"skewMs":[0,0,0,0,-114551],"ops":[{"id":75,"kind":"lockfile","clone":2,"set":"@chaos/ext-75"},{"id":76,"kind":"tick","n":12,"pick":254685525},{"id":77,"kind":"outage","on":true},{"id":78,"kind":"lockfile","clone":2,"set":"@chaos/ext-78"},{"id":79,"kind":"tick","n":5,"pick":976351024},{"id":80,"kind":"outage","on":false},{"id":82,"kind":"lockfile","clone":1,"set":"@chaos/ext-82"},{"id":83,"kind":"tick","n":55,"pick":206996792},{"id":84,"kind":"sync","clone":2},{"id":4,"kind":"lockfile","clone":2,"set":"@chaos/ext-4"}]}',
+  );
+});

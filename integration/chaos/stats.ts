@@ -104,6 +104,8 @@ export interface ChaosStats {
   lockfileTxns: number;
   /** Lockfile transactions acknowledged. */
   lockfileAcked: number;
+  /** Lockfile transactions begun while the clone held a conflict open at the lockfile. */
+  lockfileTxnsOverConflict: number;
   /** Edits of shared config and other files (by hand, marked, pushed). */
   edits: number;
   /** Edits and deletions by hand made while the clone's sync was parked on that file's download or look. */
@@ -324,6 +326,7 @@ export function emptyStats(): ChaosStats {
     crashes: 0,
     lockfileTxns: 0,
     lockfileAcked: 0,
+    lockfileTxnsOverConflict: 0,
     edits: 0,
     editsDuring: 0,
     deletes: 0,
