@@ -104,7 +104,7 @@ Deno.test("chaos: a history gives the same outcome every time it runs", async ()
 
 Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I1), and shrinking keeps it", async () => {
   const options = { disable: [CREATE_ONLY_WRITER] };
-  // The histories this search was tuned on (the `copy`, checked-delete, own-withdrawn, set-aside, log-fail, blip, theirs-shape, dropped-deletion and lockfile-race moves came later).
+  // The histories this search was tuned on (the `copy`, checked-delete, own-withdrawn, set-aside, log-fail, blip, theirs-shape, dropped-deletion, lockfile-race and lost-marker-window moves came later).
   const found = await firstBreaking("I1", options, 400, {
     copyShare: 0,
     checkedDeleteShare: 0,
@@ -118,6 +118,7 @@ Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I
     theirsUnderShare: 0,
     putBackLostShare: 0,
     lockfileRaceShare: 0,
+    lostMarkerWindowShare: 0,
   });
   assert.ok(found, "no history lost an acknowledged write with the create-only writer off");
   const on = await runHistory(found.history);
@@ -500,6 +501,7 @@ const INSERTS_OFF = {
   theirsUnderShare: 0,
   putBackLostShare: 0,
   lockfileRaceShare: 0,
+  lostMarkerWindowShare: 0,
 } as const;
 
 Deno.test("history: a marker moved back and pushed is raced by another clone's moved forward, the other operations as they were", () => {
@@ -1074,6 +1076,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       theirsUnderShare: 0,
       putBackLostShare: 0,
       lockfileRaceShare: 0,
+      lostMarkerWindowShare: 0,
     });
     const h = generateHistory(seed, {
       copyShare: 0,
@@ -1093,6 +1096,7 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       theirsUnderShare: 0,
       putBackLostShare: 0,
       lockfileRaceShare: 0,
+      lostMarkerWindowShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
@@ -1366,6 +1370,45 @@ Deno.test("history: a run's version held back for a put-back that may come, writ
   assert.ok(inserted > 100, `${inserted} histories`);
 });
 
+Deno.test("history: a core-driven clone's run losing its version and a cut-off run's, inside an old client's read-modify-write, is inserted at the start of histories with old clients, from a generator of its own, the other operations as they were", () => {
+  let inserted = 0;
+  for (let seed = 1; seed <= 300; seed++) {
+    const without = generateHistory(seed, INSERTS_OFF);
+    const h = generateHistory(seed, { ...INSERTS_OFF, lostMarkerWindowShare: 1 });
+    const ids = new Set(without.ops.map((o) => o.id));
+    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const added = h.ops.filter((o) => !ids.has(o.id));
+    if (!h.oldClients || !h.kinds?.includes("core") || h.clones < 2) {
+      assert.deepEqual(added, []);
+      continue;
+    }
+    inserted++;
+    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
+    const steps = added.filter((o) => o.kind !== "tick");
+    assert.deepEqual(steps.map((o) => o.kind), [
+      "sync",
+      "run",
+      "crash",
+      "run",
+      "wait",
+      "run",
+      "lockless",
+      "lockless",
+      "oldpush",
+    ]);
+    const [, first, crash, cut, , run, below, own, old] = steps;
+    assert.ok(first.kind === "run" && cut.kind === "run" && run.kind === "run");
+    assert.equal(h.kinds![run.clone], "core");
+    assert.ok([first, cut].every((r) => r.model === run.model && r.data === run.data));
+    assert.ok(crash.kind === "crash" && crash.at === "commit" && crash.queued);
+    assert.ok(below.kind === "lockless" && below.below && below.run === run.id && below.indexed);
+    assert.ok(own.kind === "lockless" && !own.below && own.run === run.id && own.indexed);
+    assert.ok(old.kind === "oldpush" && old.window === run.clone && old.clone !== run.clone);
+    assert.match(formatHistory(h), /number less one/);
+  }
+  assert.ok(inserted > 20, `${inserted} histories`);
+});
+
 Deno.test("history: brief outages (a push's write or deletion out of reach once) in a share of the histories, drawn from a generator of their own", () => {
   let blips = 0;
   for (let seed = 1; seed <= 200; seed++) {
@@ -1377,6 +1420,7 @@ Deno.test("history: brief outages (a push's write or deletion out of reach once)
       theirsUnderShare: 0,
       putBackLostShare: 0,
       lockfileRaceShare: 0,
+      lostMarkerWindowShare: 0,
     });
     const h = generateHistory(seed, {
       blipShare: 1,
@@ -1386,6 +1430,7 @@ Deno.test("history: brief outages (a push's write or deletion out of reach once)
       theirsUnderShare: 0,
       putBackLostShare: 0,
       lockfileRaceShare: 0,
+      lostMarkerWindowShare: 0,
     });
     const ids = new Set(without.ops.map((o) => o.id));
     assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
@@ -1415,6 +1460,7 @@ Deno.test("history: index reads fail right after a lost version's set-aside in a
       theirsUnderShare: 0,
       putBackLostShare: 0,
       lockfileRaceShare: 0,
+      lostMarkerWindowShare: 0,
     };
     const without = generateHistory(seed, { ...off, setAsideFlakyShare: 0 });
     const h = generateHistory(seed, { ...off, setAsideFlakyShare: 1 });

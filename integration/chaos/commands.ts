@@ -129,6 +129,13 @@ export interface CommandEnv {
    */
   pushedUnderGlobalLock?(svc: SyncService, r: PushResult): void;
   /**
+   * The versions the remote index names at `latest` markers now (read past
+   * faults and scheduling); absent: I35 is not checked.
+   */
+  markerEntries?(): Promise<Record<string, string>>;
+  /** The version of `path` the store holds now (null: none), read past faults and scheduling. */
+  heldVersion?(path: string): Promise<string | null>;
+  /**
    * The shared paths whose object the store holds now, written by a Sluice
    * writer (its writer id on it), that the index `entries` an old client's
    * pull just wrote back does not name (read past faults and scheduling);
@@ -726,6 +733,41 @@ export function oldPullCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpull
   }, true);
 }
 
+/**
+ * I35: an old client's push stopped inside its read-modify-write of the
+ * index (an `oldpush` with `window`), alone inside the global lock, writes
+ * back no `latest` marker's entry naming a version the store no longer
+ * holds: the index named another version there as the push went on to
+ * write (`before`), which a Sluice writer made meanwhile outside the global
+ * lock (a marker's take-back, put back and named), and the push's write
+ * from its earlier read put the entry naming the version it replaced back.
+ * Spared: a marker another tool wrote honouring no lock (`lockless`).
+ */
+async function markersPutBack(
+  env: CommandEnv,
+  op: Extract<Op, { kind: "oldpush" }>,
+  before: Record<string, string>,
+): Promise<void> {
+  if (!env.markerEntries || !env.heldVersion) return;
+  const after = await env.markerEntries();
+  for (const [path, v] of Object.entries(after)) {
+    if (before[path] === undefined || before[path] === v) continue;
+    if (env.truth.lockless.some((l) => l.marker && l.path === path)) continue;
+    const held = await env.heldVersion(path);
+    if (held === v) continue;
+    env.truth.violate({
+      invariant: "I35",
+      message:
+        `old client push #${op.id}, stopped inside its read-modify-write of the index, wrote back the entry of ${path} naming version ${v}, which the store no longer holds (it holds ${
+          held ?? "nothing"
+        }): the index named ${
+          before[path]
+        } there as it went on to write, an index write made outside the global lock meanwhile`,
+      afterOp: env.opId(),
+    });
+  }
+}
+
 /** The path an old client's push (an `oldpush` move) writes or deletes. */
 function oldPushPath(o: { readonly id: number; readonly clone: number; readonly file?: number }) {
   return o.file === undefined ? `logs/old-c${o.clone}-op${o.id}.log` : SHARED_FILES[o.file];
@@ -757,12 +799,15 @@ export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush
     // Stopped between its read of the index and its write (`window`): its
     // lock held and renewed, while that clone's push runs.
     const window = op.window;
+    // The markers the index named as the stopped push went on to write (I35).
+    let before: Record<string, string> | undefined;
     const afterRead = window === undefined || !env.windowOf ? undefined : async () => {
       const done = env.windowOf!(window, op.id);
       env.stats.oldWindows++;
       const until = svc.clock.now() + OLD_WINDOW_MS;
       while (!done() && svc.clock.now() < until) await svc.clock.sleep(1_000);
       if (done()) env.stats.oldWindowsMet++;
+      before = await env.markerEntries?.();
     };
     let skipped = false;
     await lock.withLock(async () => {
@@ -806,6 +851,7 @@ export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush
     env.truth.oldUnfinished.delete(op.id);
     if (skipped) env.stats.oldEditsOnV2++;
     const overlapped = lock.lost === true || env.truth.oldOverlapped.has(op.id);
+    if (before && !overlapped) await markersPutBack(env, op, before);
     // Its first attempt stopped after its object write, and the bucket
     // turned v2 since; or another old client was inside the lock with it:
     // its write may stand unnamed, by their design (I7, I8, I11 spare it).

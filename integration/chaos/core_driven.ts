@@ -493,6 +493,11 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
           env.stats.coreRefused++;
           await refusedUnlost(env, lock, who);
         }
+        // Its version lost while an old client stands inside the global lock
+        // (its read-modify-write of the index under way).
+        if (rec.outcome === "version_exists" && env.truth.oldInside.size > 0) {
+          env.stats.coreLostBesideOld++;
+        }
         refusedForOthers(env, e, `data/${model}/.lock`, who);
         env.outcome(rec.outcome, `${who}${version ? ` (version ${version})` : ""}`, e);
       } finally {

@@ -41,6 +41,7 @@ import { insertTheirsShape } from "./moves_theirs.ts";
 import { insertDroppedDeletion } from "./moves_dropped.ts";
 import { insertPutBackLost } from "./moves_put_back.ts";
 import { insertLockfileRace } from "./moves_lockfile.ts";
+import { insertLostMarkerWindow } from "./moves_lost_marker.ts";
 import {
   markBlinds,
   markParallel,
@@ -488,6 +489,14 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     clones,
     new Rng(mixSeed(seed, 0x6c6b7263)),
     options.lockfileRaceShare ?? 0.1,
+  );
+  // From a generator of its own: the operations above stay as they were.
+  insertLostMarkerWindow(
+    ops,
+    kinds,
+    oldClients,
+    new Rng(mixSeed(seed, 0x6c6d6b77)),
+    options.lostMarkerWindowShare ?? 0.1,
   );
   return {
     seed,

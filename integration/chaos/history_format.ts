@@ -117,7 +117,9 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
     case "oldsame":
       return `${head} c${op.clone} (old client: writes run #${op.run}'s bytes at its version's path as its erasure deletes them, a plain put and its index entry)`;
     case "lockless":
-      return `${head} another tool publishes its own version at run #${op.run}'s number while the run holds its lock, written and not flushed (no lock; raw, metadata.yaml${
+      return `${head} another tool publishes its own version at run #${op.run}'s number${
+        op.below ? " less one" : ""
+      } while the run holds its lock, written and not flushed (no lock; raw, metadata.yaml${
         op.marker ? ", latest" : ""
       }; ${op.indexed ? "with its index entries" : "no index entry"})`;
     case "torn":

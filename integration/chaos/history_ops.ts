@@ -471,6 +471,12 @@ export type Op =
     readonly pick: number;
     readonly indexed: boolean;
     readonly marker?: boolean;
+    /**
+     * At the number below the run's instead (the version a run of the clone
+     * before it wrote, its commit cut off: its uploads there written over),
+     * at the same moment.
+     */
+    readonly below?: boolean;
   }
   /**
    * Another process over the clone's cache, its disk full, dies part way

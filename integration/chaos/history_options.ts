@@ -91,6 +91,8 @@ export interface GenerateOptions {
   readonly putBackLostShare?: number;
   /** Chance that a history with two clones or more starts with a clone's lockfile change kept pending through an outage, a peer's published meanwhile, a pull here meeting both, then this clone's transaction (see {@link insertLockfileRace}); default 0.1. */
   readonly lockfileRaceShare?: number;
+  /** Chance that a history with old clients and a core-driven clone flushing in two phases starts with that clone's run losing its version, and the one a run of its cut off at its commit uploaded, to another tool inside an old client's read-modify-write of the index (see {@link insertLostMarkerWindow}); default 0.1. */
+  readonly lostMarkerWindowShare?: number;
   /** Chance that a history has brief outages, one write or deletion of a push failing as unreachable (see {@link insertBlips}); default 0.1. */
   readonly blipShare?: number;
 }

@@ -186,6 +186,13 @@
  *   left open it would have every later pull and push warn
  *   `conflicts_left` over a path whose two sides agree. Spared: a record
  *   naming a copy set aside, which only a resolution drops.
+ * - I35: an old client's push stopped inside its read-modify-write of the
+ *   index (an `oldpush` with `window`), alone inside the global lock,
+ *   writes back no `latest` marker's entry naming a version the store no
+ *   longer holds where the index named another as it went on to write: an
+ *   index write a Sluice writer made meanwhile outside the global lock (a
+ *   marker's take-back: the committed bytes put back and named) is undone
+ *   so. Spared: a marker another tool wrote honouring no lock.
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land
@@ -234,7 +241,8 @@ export type Invariant =
   | "I31"
   | "I32"
   | "I33"
-  | "I34";
+  | "I34"
+  | "I35";
 
 /** A broken invariant. */
 export interface Violation {

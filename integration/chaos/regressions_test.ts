@@ -3658,3 +3658,23 @@ Deno.test("chaos regression: a lockfile transaction that publishes this clone's 
     '{"seed":199970001,"clones":5,"absentOnError":true,"kinds":["api","core","core-single-phase","api","api"],"skewMs":[0,0,0,0,-114551],"ops":[{"id":75,"kind":"lockfile","clone":2,"set":"@chaos/ext-75"},{"id":76,"kind":"tick","n":12,"pick":254685525},{"id":77,"kind":"outage","on":true},{"id":78,"kind":"lockfile","clone":2,"set":"@chaos/ext-78"},{"id":79,"kind":"tick","n":5,"pick":976351024},{"id":80,"kind":"outage","on":false},{"id":82,"kind":"lockfile","clone":1,"set":"@chaos/ext-82"},{"id":83,"kind":"tick","n":55,"pick":206996792},{"id":84,"kind":"sync","clone":2},{"id":4,"kind":"lockfile","clone":2,"set":"@chaos/ext-4"}]}',
   );
 });
+
+/**
+ * I35 (seed 199980002, `--lost-marker-window-share 1 --old-share 1
+ * --etag-share 0`, shrunk to 7 operations): c2, a core-driven clone
+ * flushing in two phases, committed version 1 of a model's data; its next
+ * run died between its uploads (version 2 and the `latest` marker over the
+ * committed one) and its commit; its run after that wrote version 3, while
+ * another tool published versions 2 and 3 with their index entries and an
+ * old client's push stopped between its read of the index and its write.
+ * The run's preparation threw its lost versions, the marker reset to 1, and
+ * (with 7f6bf18 taken back) took back the cut-off run's marker upload
+ * outside the global lock, the committed bytes put back and named: the old
+ * client's write then put back the entry naming the version that upload had
+ * replaced, which the store no longer held.
+ */
+Deno.test("chaos regression: a two-phase preparation that throws its lost versions takes its marker upload back under the global lock, not inside an old client's read-modify-write (I35, seed 199980002)", async () => {
+  await clean(
+    '{"seed":199980002,"clones":4,"absentOnError":true,"kinds":["api","api","core","api"],"oldClients":true,"ops":[{"id":60,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":62,"kind":"crash","clone":2,"at":"commit","queued":true},{"id":63,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":67,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":68,"kind":"lockless","run":67,"pick":33563661,"indexed":true,"below":true},{"id":69,"kind":"lockless","run":67,"pick":1879540622,"indexed":true},{"id":70,"kind":"oldpush","clone":1,"window":2}]}',
+  );
+});

@@ -106,6 +106,8 @@ export interface ChaosStats {
   lockfileAcked: number;
   /** Lockfile transactions begun while the clone held a conflict open at the lockfile. */
   lockfileTxnsOverConflict: number;
+  /** Core-driven runs that lost their version while an old client stood inside the global lock. */
+  coreLostBesideOld: number;
   /** Edits of shared config and other files (by hand, marked, pushed). */
   edits: number;
   /** Edits and deletions by hand made while the clone's sync was parked on that file's download or look. */
@@ -327,6 +329,7 @@ export function emptyStats(): ChaosStats {
     lockfileTxns: 0,
     lockfileAcked: 0,
     lockfileTxnsOverConflict: 0,
+    coreLostBesideOld: 0,
     edits: 0,
     editsDuring: 0,
     deletes: 0,

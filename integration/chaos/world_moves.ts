@@ -388,7 +388,8 @@ export abstract class WorldMoves extends WorldSlots {
     const raw = run.files.find((f) => f.path.endsWith("/raw"))!.path;
     const dir = raw.slice(0, -"/raw".length);
     const base = dir.slice(0, dir.lastIndexOf("/"));
-    const n = Number(dir.slice(dir.lastIndexOf("/") + 1));
+    const n = Number(dir.slice(dir.lastIndexOf("/") + 1)) - (op.below ? 1 : 0);
+    if (n < 1) return;
     const objects = locklessObjects(op, base, n);
     const now = () => this.sched.clock.now();
     await this.target.unfaulted(async (s) => {
@@ -403,9 +404,9 @@ export abstract class WorldMoves extends WorldSlots {
     this.stats.locklessWrites++;
     if (op.indexed) this.stats.locklessIndexed++;
     this.note(
-      `another tool published ${dir} (run #${op.run}'s number) honouring no lock${
-        op.indexed ? ", with its index entries" : ", no index entry"
-      }`,
+      `another tool published ${base}/${n} (run #${op.run}'s number${
+        op.below ? " less one" : ""
+      }) honouring no lock${op.indexed ? ", with its index entries" : ", no index entry"}`,
     );
     for (const o of objects) {
       this.truth.lockless.push({

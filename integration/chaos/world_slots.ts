@@ -7,7 +7,12 @@
  *
  * @module
  */
-import { isLayoutInternal, META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
+import {
+  isLayoutInternal,
+  isUnversioned,
+  META_KEY,
+  metaBody,
+} from "../../sync/transfer/bucket_layout.ts";
 import { MANAGED_LOCKFILE_PATH } from "../../sync/locks/lockfile_txn.ts";
 import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import type { StoreLock } from "../../sync/locks/lock_engine.ts";
@@ -280,6 +285,15 @@ export abstract class WorldSlots {
         const slot = this.clones.find((c) => c.svc === svc);
         if (slot) this.settleNamed(slot.index, r);
       },
+      markerEntries: async () => {
+        const entries = await indexEntriesOf(this.target.inspect);
+        return Object.fromEntries(
+          Object.entries(entries).filter(([p, e]) => p.endsWith("/latest") && !isUnversioned(e))
+            .map(([p, e]) => [p, e.v]),
+        );
+      },
+      heldVersion: async (path) =>
+        (await this.target.direct.head(path).catch(() => null))?.version ?? null,
       windowOf: (clone, op) => {
         this.oldWindowsOpen.add(op);
         const s = this.seqOf(clone);
