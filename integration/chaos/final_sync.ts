@@ -440,7 +440,11 @@ export class World extends WorldCommands {
    * where that push leaves it waiting on the upload of a writer gone for
    * good (a cache its user replaced by a copy), its warning's way out is
    * taken (`push --adopt-uncommitted` of the version, once that upload is 15
-   * minutes old); then the marker is resolved again, once. Nor is a copy
+   * minutes old); then the marker is resolved again, once. So too a copy
+   * held back under a directory that replaced a file its clone records as
+   * synced (a damaged manifest line can bring such a record back, seed
+   * 199910056): that name is pushed by its name, as the reason says, then
+   * the copy is resolved again, once. Nor is a copy
    * published beside another shape of its name that the datastore holds
    * (`unsafe_path`: theirs, as told; see I15), its object or just its index
    * entry (a file another tool deleted since: the index still names it).
@@ -467,6 +471,8 @@ export class World extends WorldCommands {
           const retried = new Set<string>();
           // Markers whose held-back version was pushed (see `pushHeldVersion`).
           const versionPushed = new Set<string>();
+          // Paths whose held-back reshape was pushed by name (see `reshapeToPush`).
+          const reshapePushed = new Set<string>();
           for (;;) {
             // Read again each time: one resolution can settle others (a data version's files).
             let c = svc.conflicts().find((x) =>
@@ -580,6 +586,19 @@ export class World extends WorldCommands {
                 // resolution): tried again once the rest were, as a user
                 // does after the pull's note that it was skipped.
                 waiting.add(c.path);
+                continue;
+              }
+              // Held back under a directory that replaced a file this cache
+              // synced (or records as synced: a damaged manifest line), which
+              // the push did not delete: its name pushed, as the reason says,
+              // then resolved again, once.
+              const reshaped = r && !r.resolved && left
+                ? reshapeToPush(left.reason, c.path)
+                : undefined;
+              if (reshaped !== undefined && !reshapePushed.has(c.path)) {
+                reshapePushed.add(c.path);
+                await pushOf(this.env, svc, { only: [reshaped] });
+                tried.delete(c.path);
                 continue;
               }
               const heldDir = r && !r.resolved && left
@@ -697,4 +716,19 @@ function markerHeldDir(reason: string, marker: string): string | undefined {
   const m = /: it names (\S+), /.exec(reason);
   if (m === null || reason !== markerHeldReason(m[1])) return undefined;
   return m[1].startsWith(`${marker.slice(0, marker.lastIndexOf("/") + 1)}`) ? m[1] : undefined;
+}
+
+/**
+ * The name a push held `path` back for (a file this cache synced that a
+ * directory of its name replaced here, above `path`, or synced files under
+ * `path`, replaced here by a file, that the push did not delete), when
+ * `reason` is that hold's (`shape_holds.ts`) with no open conflict in the
+ * way: its way on is a push of that name, by name.
+ */
+function reshapeToPush(reason: string, path: string): string | undefined {
+  const m =
+    /\. Push (\S+) by its name \(`sluice push \S+`\): that deletes the old shape there and publishes this one$/
+      .exec(reason);
+  if (m === null || !reason.startsWith("publishing it would leave ")) return undefined;
+  return m[1] === path || path.startsWith(`${m[1]}/`) ? m[1] : undefined;
 }

@@ -3678,3 +3678,20 @@ Deno.test("chaos regression: a two-phase preparation that throws its lost versio
     '{"seed":199980002,"clones":4,"absentOnError":true,"kinds":["api","api","core","api"],"oldClients":true,"ops":[{"id":60,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":62,"kind":"crash","clone":2,"at":"commit","queued":true},{"id":63,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":67,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":68,"kind":"lockless","run":67,"pick":33563661,"indexed":true,"below":true},{"id":69,"kind":"lockless","run":67,"pick":1879540622,"indexed":true},{"id":70,"kind":"oldpush","clone":1,"window":2}]}',
   );
 });
+
+/**
+ * I13 (seed 199910056, `--theirs-blocked-share 1`, shrunk; the checker's):
+ * c2 synced notes/shared-0.md, c1 replaced it by a directory and c2's pull
+ * followed, its record of the file's deletion then lost to damaged lines of
+ * its manifest log, so that c2 counts the file as synced at its first
+ * version, replaced here by the directory. The push of `resolve --mine` of
+ * c2's conflict under that directory held the file back, naming the way on
+ * (`sluice push notes/shared-0.md` by its name), which the checker did not
+ * take, reporting a conflict nobody could leave. It now pushes that name, as
+ * the reason says, and resolves again.
+ */
+Deno.test("chaos regression: a resolution held back beside a file a damaged manifest line records as synced pushes that name, as told (I13, seed 199910056)", async () => {
+  await clean(
+    '{"seed":199910056,"clones":3,"ops":[{"id":87,"kind":"edit","clone":2,"file":3,"how":"push"},{"id":88,"kind":"tick","n":3,"pick":1844505497},{"id":89,"kind":"sync","clone":1},{"id":95,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":96,"kind":"tick","n":18,"pick":2136326886},{"id":97,"kind":"sync","clone":2},{"id":99,"kind":"edit","clone":2,"file":3,"how":"under"},{"id":100,"kind":"tick","n":9,"pick":374025203},{"id":43,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":46,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":26,"kind":"tick","n":2,"pick":660093957},{"id":28,"kind":"crash","clone":2,"at":"commit"},{"id":29,"kind":"lockfile","clone":0,"set":"@chaos/ext-29"},{"id":51,"kind":"edit","clone":2,"file":3,"how":"push"},{"id":52,"kind":"tick","n":19,"pick":1159404134},{"id":56,"kind":"damaged","clone":2,"file":3,"pick":1834547744,"open":true},{"id":33,"kind":"run","clone":1,"model":1,"data":1,"workMs":0,"streamed":true},{"id":61,"kind":"edit","clone":1,"file":0,"how":"push"},{"id":63,"kind":"edit","clone":2,"file":2,"how":"push"},{"id":64,"kind":"tick","n":36,"pick":517289168},{"id":65,"kind":"sync","clone":2},{"id":68,"kind":"damaged","clone":2,"file":4,"pick":1088581598,"dies":"nolog"}]}',
+  );
+});
