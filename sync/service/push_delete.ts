@@ -24,7 +24,7 @@ import { NotFoundError } from "../errors.ts";
 import type { ObjectInfo } from "../ports.ts";
 import { withRetry } from "../retry.ts";
 import type { PlanEntry, PushContext } from "../context.ts";
-import { readIndex, updateIndex } from "../transfer/remote_index.ts";
+import { readIndex, unlistedEntry, updateIndex } from "../transfer/remote_index.ts";
 import { adoptStranded } from "../transfer/adopt.ts";
 import { getOrNull } from "../transfer/index_io.ts";
 import { type IndexEntry, isUnversioned } from "../transfer/bucket_layout.ts";
@@ -226,7 +226,13 @@ export async function dropOwnStranded(
     return false;
   }
   const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
-  const named = index && Object.hasOwn(index.entries, path) ? index.entries[path] : undefined;
+  // On a v2 index, an entry in the path's shard that the meta does not list
+  // yet (this cache's commit cut off after the shard write, before its meta
+  // bump) counts as named: the next commit into that shard lists it, and
+  // would publish it naming the deleted upload.
+  const named = index && Object.hasOwn(index.entries, path)
+    ? index.entries[path]
+    : await unlistedEntry(ctx.store, index, path, ctx.config.retry, ctx.signal);
   // Named by the index (committed by this cache, its answer lost, or
   // adopted by a peer): the deletion here came after that write, and goes
   // with the entry (`unnameDeleted`), where this cache recorded a write of

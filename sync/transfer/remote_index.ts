@@ -21,6 +21,7 @@ import {
   monolithBody,
   parseMonolith,
   shardKey,
+  shardOf,
   UNPARTITIONED,
 } from "./bucket_layout.ts";
 import {
@@ -133,6 +134,29 @@ export async function readIndex(
     version: `v1:${got.version}`,
     entries: parsed(MONOLITH_KEY, () => parseMonolith(got.body)),
   };
+}
+
+/**
+ * The entry at `path` in its shard when `index`, a v2 index read whole, does
+ * not list that shard. A commit cut off after its shard write and before the
+ * meta bump that lists the shard leaves entries there that no reader sees,
+ * and that the next commit into that shard publishes (a commit reads a shard
+ * as it stands): such an entry is named for a writer about to delete what it
+ * names. Undefined on a v1 index, for a listed shard (or the unpartitioned
+ * one, always read), and where the shard holds no entry at `path`.
+ */
+export async function unlistedEntry(
+  store: ObjectStore,
+  index: RemoteIndex | null,
+  path: string,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<IndexEntry | undefined> {
+  const m = index?.meta?.meta;
+  const part = shardOf(path);
+  if (m?.version !== 2 || part === UNPARTITIONED || m.partitions.includes(part)) return undefined;
+  const shard = await readShardOrNull(store, part, { retry, signal });
+  return shard && Object.hasOwn(shard.entries, path) ? shard.entries[path] : undefined;
 }
 
 /** A shard the meta still lists after every read (see {@link readIndex}). */
