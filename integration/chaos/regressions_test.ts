@@ -3695,3 +3695,19 @@ Deno.test("chaos regression: a resolution held back beside a file a damaged mani
     '{"seed":199910056,"clones":3,"ops":[{"id":87,"kind":"edit","clone":2,"file":3,"how":"push"},{"id":88,"kind":"tick","n":3,"pick":1844505497},{"id":89,"kind":"sync","clone":1},{"id":95,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":96,"kind":"tick","n":18,"pick":2136326886},{"id":97,"kind":"sync","clone":2},{"id":99,"kind":"edit","clone":2,"file":3,"how":"under"},{"id":100,"kind":"tick","n":9,"pick":374025203},{"id":43,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":46,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":26,"kind":"tick","n":2,"pick":660093957},{"id":28,"kind":"crash","clone":2,"at":"commit"},{"id":29,"kind":"lockfile","clone":0,"set":"@chaos/ext-29"},{"id":51,"kind":"edit","clone":2,"file":3,"how":"push"},{"id":52,"kind":"tick","n":19,"pick":1159404134},{"id":56,"kind":"damaged","clone":2,"file":3,"pick":1834547744,"open":true},{"id":33,"kind":"run","clone":1,"model":1,"data":1,"workMs":0,"streamed":true},{"id":61,"kind":"edit","clone":1,"file":0,"how":"push"},{"id":63,"kind":"edit","clone":2,"file":2,"how":"push"},{"id":64,"kind":"tick","n":36,"pick":517289168},{"id":65,"kind":"sync","clone":2},{"id":68,"kind":"damaged","clone":2,"file":4,"pick":1088581598,"dies":"nolog"}]}',
   );
 });
+
+/**
+ * I7, I8 (seed 199930000, `--put-back-lost-share 1`, shrunk; v2 index;
+ * found with 236d32a taken back): c0's pull past the dangling-entry grace
+ * emptied m0's shard and dropped it from the meta; c0's run wrote version
+ * 1 of m0's `out` again and died after its write of that shard, before the
+ * meta bump listing it. Its user deleted the files and pushed them by name:
+ * the push, finding no entry under the meta, deleted its uploads alone, and
+ * c1's core run, committing into that shard, listed it and published
+ * entries naming the deleted objects.
+ */
+Deno.test("chaos regression: an own upload named only in a shard the meta does not list yet is taken back with its entry (I7, I8, seed 199930000)", async () => {
+  await clean(
+    '{"seed":199930000,"clones":2,"absentOnError":true,"v2":true,"kinds":["api","core"],"ops":[{"id":53,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":54,"kind":"tick","n":22,"pick":2106458155},{"id":55,"kind":"vanish","file":0,"run":53,"whole":true},{"id":57,"kind":"sync","clone":0},{"id":59,"kind":"tick","n":8,"pick":1144023789},{"id":61,"kind":"wait","ms":960000},{"id":62,"kind":"sync","clone":0},{"id":64,"kind":"crash","clone":0,"at":"answer","queued":true},{"id":65,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":66,"kind":"tick","n":30,"pick":1029431127},{"id":67,"kind":"delete","clone":0,"file":0,"how":"push","run":65},{"id":30,"kind":"run","clone":1,"model":0,"data":0,"workMs":0}]}',
+  );
+});
