@@ -42,6 +42,7 @@ import { WorldCommands } from "./world_commands.ts";
 import { disarmBaseRename } from "./save_crash.ts";
 import { underMarks } from "../../sync/service/pull_elsewhere.ts";
 import { findStateDir } from "../../sync/transfer/cache_paths.ts";
+import { UNFINISHED_REASON } from "../../middleware/unfinished_version_holder.ts";
 
 /** The start of the reason a push gives for a refused run's file or marker it holds out. */
 const REFUSED_RUN_HELD = "written by a run refused for losing its model lock";
@@ -552,6 +553,19 @@ export class World extends WorldCommands {
               // 143500042), is never published (marker-after-version):
               // theirs, as its reason says.
               if (r && !r.resolved && left && isMarkerUnlisted(left.reason, c.path)) {
+                const now = svc.conflicts().find((x) => x.path === c.path);
+                const taken = now && await resolveAsUser(this.env, svc, slot.index, now, "theirs");
+                if (!now || taken?.resolved) continue;
+              }
+              // A version's raw whose metadata.yaml is not here (its user took
+              // theirs, the deletion, for it: another tool deleted the version
+              // whole) is a version still being written, never published: its
+              // way out, as the reason says, is the version's deletion, theirs.
+              if (
+                r && !r.resolved && left?.reason === UNFINISHED_REASON &&
+                !await Deno.lstat(`${svc.cacheDir}/${c.path.replace(/raw$/, "metadata.yaml")}`)
+                  .then(() => true, () => false)
+              ) {
                 const now = svc.conflicts().find((x) => x.path === c.path);
                 const taken = now && await resolveAsUser(this.env, svc, slot.index, now, "theirs");
                 if (!now || taken?.resolved) continue;

@@ -3711,3 +3711,19 @@ Deno.test("chaos regression: an own upload named only in a shard the meta does n
     '{"seed":199930000,"clones":2,"absentOnError":true,"v2":true,"kinds":["api","core"],"ops":[{"id":53,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":54,"kind":"tick","n":22,"pick":2106458155},{"id":55,"kind":"vanish","file":0,"run":53,"whole":true},{"id":57,"kind":"sync","clone":0},{"id":59,"kind":"tick","n":8,"pick":1144023789},{"id":61,"kind":"wait","ms":960000},{"id":62,"kind":"sync","clone":0},{"id":64,"kind":"crash","clone":0,"at":"answer","queued":true},{"id":65,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":66,"kind":"tick","n":30,"pick":1029431127},{"id":67,"kind":"delete","clone":0,"file":0,"how":"push","run":65},{"id":30,"kind":"run","clone":1,"model":0,"data":0,"workMs":0}]}',
   );
 });
+
+/**
+ * I13 (seed 199930025, `--put-back-lost-share 1`, shrunk; a checker's
+ * mistake): another tool deleted c1's version 1 of m0's `log` whole; past
+ * the dangling-entry grace a pull took the entries out, and c1's pull kept
+ * both its copies as conflicts. Its user took theirs, the deletion, for
+ * metadata.yaml, leaving a raw with no metadata.yaml beside it: a version
+ * still being written, which no push publishes. The final `--mine` was left
+ * out so, and its reason's way out (the version's deletion, theirs) is now
+ * taken.
+ */
+Deno.test("chaos regression: a raw whose metadata.yaml its user took theirs for is resolved by taking theirs, as the unfinished version's reason says (I13, seed 199930025)", async () => {
+  await clean(
+    '{"seed":199930025,"clones":2,"kinds":["api","core-single-phase"],"indexFirst":true,"reusedLocks":true,"ops":[{"id":57,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":58,"kind":"tick","n":35,"pick":180935366},{"id":59,"kind":"vanish","file":0,"run":57,"whole":true},{"id":61,"kind":"sync","clone":0},{"id":63,"kind":"tick","n":6,"pick":15894021},{"id":65,"kind":"wait","ms":960000},{"id":66,"kind":"sync","clone":0},{"id":5,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":6,"kind":"resolve","clone":1,"pick":0,"how":"theirs"}]}',
+  );
+});
