@@ -215,3 +215,41 @@ for (const versionFromBytes of [false, true]) {
     },
   );
 }
+
+Deno.test("a marker take-back cut off between its put-back of the committed marker and its index write is repaired by the next pull and push (generation versions)", async () => {
+  // Chaos seed 199980016: the take-back put the committed bytes back under a
+  // new version, the upload it deleted having written over the committed
+  // marker (the version the index names is gone), and its index write naming
+  // the copy never came. Nothing named that copy after: the index named a
+  // version the store no longer held for good.
+  const store = new InMemoryStore();
+  const D = "data/t/m/cut";
+  const marker = `${D}/latest`;
+  const a = await clone(store, "a");
+  await put(a, `${D}/1/raw`, "v1");
+  await put(a, `${D}/1/metadata.yaml`, "version: 1");
+  await put(a, marker, "1");
+  await a.pushChanged();
+  await put(a, `${D}/2/raw`, "v2");
+  await put(a, `${D}/2/metadata.yaml`, "version: 2");
+  await put(a, marker, "2");
+  const indexKey = (k: string) => k.startsWith("_") || k.startsWith(".");
+  store.failNext("put", 50, undefined, { match: indexKey });
+  await assert.rejects(a.pushChanged());
+  store.heal();
+  assert.equal(store.peekText(marker), "2", "the marker upload landed");
+  await put(a, `${D}/2/raw`, "v2 changed");
+  // The take-back's index write is cut off (its put-back landed).
+  store.failNext("put", 50, undefined, { match: indexKey });
+  await assert.rejects(a.pushChanged(), VersionConflictError);
+  store.heal();
+  assert.equal(store.peekText(marker), "1", "the committed bytes were put back");
+  // The next pull and push of this cache name the copy put back.
+  await a.pullChanged();
+  await a.pushChanged();
+  await assertIndexCurrent(store, { held: true });
+  const b = await clone(store, "b");
+  const pulled = await b.pullChanged();
+  assert.deepEqual(pulled.uncommitted, []);
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${marker}`), "1");
+});
