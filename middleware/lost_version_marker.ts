@@ -101,15 +101,29 @@ async function takeBackMarker(push: PushContext, marker: string, writer: string)
   }
   if (!(await deleteAt(push.store, marker, got.version, call))) return;
   if (committed) {
-    const done = await putBackAndName(push.store, marker, committed, named!, call);
+    // Synced as the copy put back before the index write naming it: cut
+    // off between the two, the index names a version the upload replaced
+    // (gone where the store keeps one object a path), and a later pull,
+    // finding the store holding the version synced here, keeps the marker
+    // to be named again by the next push (`dropped_entries.ts`).
     const synced = push.state.synced(marker);
-    if (done.kind === "named" && synced?.version === named!.v) {
+    const asSynced = synced?.version === named!.v ? synced : undefined;
+    let moved = false;
+    const record = async (version: string) => {
+      moved = true;
       await push.state.recordSynced(marker, {
-        hash: synced.hash,
-        version: done.version,
-        size: synced.size,
+        hash: asSynced!.hash,
+        version,
+        size: asSynced!.size,
       });
-    }
+    };
+    const placed = asSynced ? { placed: record } : {};
+    const done = await putBackAndName(push.store, marker, committed, named!, {
+      ...call,
+      ...placed,
+    });
+    // Not named (a commit since stands): synced as it was.
+    if (moved && done.kind !== "named") await push.state.recordSynced(marker, asSynced!);
     return;
   }
   const now = (await index())[marker];

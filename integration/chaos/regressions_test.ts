@@ -3727,3 +3727,20 @@ Deno.test("chaos regression: a raw whose metadata.yaml its user took theirs for 
     '{"seed":199930025,"clones":2,"kinds":["api","core-single-phase"],"indexFirst":true,"reusedLocks":true,"ops":[{"id":57,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":58,"kind":"tick","n":35,"pick":180935366},{"id":59,"kind":"vanish","file":0,"run":57,"whole":true},{"id":61,"kind":"sync","clone":0},{"id":63,"kind":"tick","n":6,"pick":15894021},{"id":65,"kind":"wait","ms":960000},{"id":66,"kind":"sync","clone":0},{"id":5,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":6,"kind":"resolve","clone":1,"pick":0,"how":"theirs"}]}',
   );
 });
+
+/**
+ * I7, I8 (seed 199980016, `--lost-marker-window-share 1 --old-share 1
+ * --etag-share 0`, shrunk; v2 index, generation versions): c0's core run's
+ * push died between its uploads (the marker over the committed one) and its
+ * commit; its next run lost its version to another tool's, and the reset
+ * marker's take-back, at the commit under the global lock, put the committed
+ * bytes back under a new version and died before its index write naming
+ * them. The index named the version the upload had replaced, gone, for good.
+ * The take-back now records the copy as synced before that write, so a later
+ * pull keeps it to be named again and the next push names it.
+ */
+Deno.test("chaos regression: a marker take-back cut off between its put-back and its index write is named by a later pull and push (I7, I8, seed 199980016)", async () => {
+  await clean(
+    '{"seed":199980016,"clones":2,"v2":true,"kinds":["core","core"],"oldClients":true,"ops":[{"id":29,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":31,"kind":"crash","clone":0,"at":"commit","queued":true},{"id":32,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":36,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":37,"kind":"lockless","run":36,"pick":813136134,"indexed":true,"below":true},{"id":38,"kind":"lockless","run":36,"pick":708230244,"indexed":true},{"id":4,"kind":"tick","n":21,"pick":1473902877},{"id":10,"kind":"crash","clone":0,"at":"commit"},{"id":21,"kind":"tick","n":36,"pick":1204966172}]}',
+  );
+});

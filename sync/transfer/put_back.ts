@@ -32,6 +32,7 @@ export type PutBack =
  * place of `named.v`, only while the entry still names it: a deletion or a
  * write of the path committed since stands, and an object this call created
  * is deleted again (best effort). Errors of the store are thrown.
+ * `opts.placed` is told the object's version between the two.
  */
 export async function putBackAndName(
   store: ObjectStore,
@@ -44,6 +45,13 @@ export async function putBackAndName(
     readonly concurrency?: number;
     readonly now?: () => number;
     readonly metadata?: Readonly<Record<string, string>>;
+    /**
+     * Told the version of the object at `path` (created, or found put back
+     * already) before the index write naming it: a caller that records it
+     * first leaves a trace a later pull or push can name it by, should the
+     * process die before that write.
+     */
+    readonly placed?: (version: string) => Promise<void>;
   },
 ): Promise<PutBack> {
   const { signal } = opts;
@@ -63,6 +71,7 @@ export async function putBackAndName(
     version = there.version;
     created = false;
   }
+  await opts.placed?.(version);
   let overtaken: { theirs: HeldObject | null } | undefined;
   await updateIndex(
     store,
