@@ -8,43 +8,21 @@
  */
 import assert from "node:assert/strict";
 import { peerReadIndex } from "../../packages/testing/mod.ts";
-import { createSluice } from "../../sluice.ts";
-import { UnreachableError } from "../errors.ts";
-import type { SyncService } from "./service.ts";
-import { assertIndexCurrent, isIndexKey, put, quick } from "./clone_kit.ts";
+import { assertIndexCurrent } from "./clone_kit.ts";
 import {
   GLOBAL,
-  type GlobalLockSetup,
-  globalLockSetup,
+  globalLockSetupWithWriter,
   pushInsideOldClientPush,
   THEIRS,
+  writerUploadCutOff,
 } from "./global_lock_kit.ts";
 
 const P = "config/app.yaml";
 
-/** The kit's setup, and another writer on its store and clock. */
-async function setup(): Promise<GlobalLockSetup & { writer: SyncService }> {
-  const s = await globalLockSetup("sluice-global-adopt-sluice-");
-  const writer = await createSluice({
-    cacheDir: await Deno.makeTempDir({ prefix: "sluice-global-adopt-writer-" }),
-    store: s.store,
-    identity: { holder: "writer@host", hostname: "host", pid: 1 },
-    clock: s.clock,
-    config: quick,
-  });
-  return { ...s, writer };
-}
-
 Deno.test("global lock: a deletion that adopts another writer's uncommitted upload, inside an old client's read-modify-write of the index, leaves the index naming that upload", async () => {
-  const s = await setup();
-  await put(s.svc, P, "one\n");
-  await s.svc.pushChanged();
-  await s.writer.pullChanged();
+  const s = await globalLockSetupWithWriter("sluice-global-adopt-");
   // The writer's edit: its upload lands, its commit is cut off (the writer taken for gone).
-  await put(s.writer, P, "writer's edit\n");
-  s.store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
-  await assert.rejects(s.writer.pushChanged());
-  const upload = (await s.store.head(P))!.version;
+  const upload = await writerUploadCutOff(s, P);
   // Deleted here, pushed told to adopt it: its deletion meets it as a committed change.
   await Deno.remove(`${s.svc.cacheDir}/${P}`);
   await s.svc.markDirty({ relPath: P });

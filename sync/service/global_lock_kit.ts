@@ -11,9 +11,13 @@ import assert from "node:assert/strict";
 import { createSluice } from "../../sluice.ts";
 import { FakeClock, InMemoryStore, peerPush, waitFor } from "../../packages/testing/mod.ts";
 import type { DistributedLock } from "../ports.ts";
+import { UnreachableError } from "../errors.ts";
+import { releaseLock } from "../locks/model_locks.ts";
+import type { ModelLockSet } from "../locks/model_locks.ts";
 import type { SyncService } from "./service.ts";
 import type { PushOptions } from "./push_options.ts";
 import { pushUnderGlobalLock } from "./global_lock_push.ts";
+import { isIndexKey, put, quick } from "./clone_kit.ts";
 
 /** The old clients' global lock key. */
 export const GLOBAL = ".datastore.lock";
@@ -76,13 +80,18 @@ export async function pushInsideOldClientPush(
   how: { readonly mustWait?: boolean } = {},
 ): Promise<Awaited<ReturnType<typeof pushUnderGlobalLock>>> {
   let done = false;
-  let run: Promise<Awaited<ReturnType<typeof pushUnderGlobalLock>>> | undefined;
+  let run:
+    | Promise<{ result: Awaited<ReturnType<typeof pushUnderGlobalLock>> } | { error: unknown }>
+    | undefined;
   s.store.resetLog();
   await s.oldClientLock.withLock(() =>
     peerPush(s.store, { [THEIRS]: "theirs\n" }, {
       now: () => s.clock.now(),
       afterRead: async () => {
-        run = pushUnderGlobalLock(s.svc, s.lock(), options).finally(() => (done = true));
+        run = pushUnderGlobalLock(s.svc, s.lock(), options).then(
+          (result) => ({ result }),
+          (error: unknown) => ({ error }),
+        ).finally(() => (done = true));
         await waitFor(() => lockRefused(s.store) || done, { clock: s.clock, stepMs: 50 });
         if (how.mustWait) {
           assert.equal(done, false, "the push waits while the old client holds the lock");
@@ -91,5 +100,97 @@ export async function pushInsideOldClientPush(
     })
   );
   await waitFor(() => done, { clock: s.clock, stepMs: 50 });
-  return await run!;
+  const outcome = await run!;
+  if ("error" in outcome) throw outcome.error;
+  return outcome.result;
+}
+
+/** The kit's setup (its cache's directory named with `prefix` and `sluice-`), and another writer on its store and clock. */
+export async function globalLockSetupWithWriter(
+  prefix: string,
+): Promise<GlobalLockSetup & { writer: SyncService }> {
+  const s = await globalLockSetup(`${prefix}sluice-`);
+  const writer = await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: `${prefix}writer-` }),
+    store: s.store,
+    identity: { holder: "writer@host", hostname: "host", pid: 1 },
+    clock: s.clock,
+    config: quick,
+  });
+  return { ...s, writer };
+}
+
+/**
+ * `path` pushed from the cache and pulled by the writer, then the writer's
+ * edit of it: its upload lands, its commit is cut off (the writer taken for
+ * gone). Returns the version of that upload.
+ */
+export async function writerUploadCutOff(
+  s: GlobalLockSetup & { writer: SyncService },
+  path: string,
+): Promise<string> {
+  await put(s.svc, path, "one\n");
+  await s.svc.pushChanged();
+  await s.writer.pullChanged();
+  await put(s.writer, path, "writer's edit\n");
+  s.store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(s.writer.pushChanged());
+  return (await s.store.head(path))!.version;
+}
+
+/** Version 1 of the data directory `d` and its `latest` marker, written and pushed. */
+export async function pushVersionOne(svc: SyncService, d: string): Promise<void> {
+  await put(svc, `${d}/1/raw`, "v1");
+  await put(svc, `${d}/1/metadata.yaml`, "version: 1");
+  await put(svc, `${d}/latest`, "1");
+  await svc.pushChanged();
+}
+
+/**
+ * Version 1 of `d` pushed; then version 2 and the marker naming it
+ * uploaded (the marker over the committed one), the commit cut off; then
+ * version 2 changed here since, so lost (a data version is never rewritten).
+ */
+export async function markerUploadedVersionLost(s: GlobalLockSetup, d: string): Promise<void> {
+  await pushVersionOne(s.svc, d);
+  await put(s.svc, `${d}/2/raw`, "v2");
+  await put(s.svc, `${d}/2/metadata.yaml`, "version: 2");
+  await put(s.svc, `${d}/latest`, "2");
+  s.store.failNext("put", 50, undefined, {
+    match: (k) => k.startsWith("_") || k.startsWith("."),
+  });
+  await assert.rejects(s.svc.pushChanged());
+  s.store.heal();
+  assert.equal(s.store.peekText(`${d}/latest`), "2", "the marker upload landed");
+  await put(s.svc, `${d}/2/raw`, "v2 changed");
+}
+
+/**
+ * A run's push under the global lock holding `set`, prepared while the old
+ * client holds the global lock; the lock of `model` is broken while its commit
+ * waits for it, then the old client lets go. Returns what the push threw.
+ */
+export async function pushLosingModelLock(
+  s: GlobalLockSetup,
+  set: ModelLockSet,
+  model: string,
+  options: Pick<PushOptions, "written" | "preexisting">,
+): Promise<unknown> {
+  await s.oldClientLock.acquire();
+  s.store.resetLog();
+  let done = false;
+  let error: unknown;
+  const run = pushUnderGlobalLock(s.svc, s.lock(), {
+    locks: set.locks,
+    ...options,
+    models: set.models,
+  }).then(() => undefined, (e) => (error = e)).finally(() => (done = true));
+  await waitFor(() => lockRefused(s.store) || done, { clock: s.clock, stepMs: 50 });
+  assert.equal(done, false, "the commit waits for the global lock");
+  await releaseLock(s.svc, { model, force: true });
+  await s.oldClientLock.release();
+  await waitFor(() => done, { clock: s.clock, stepMs: 50 });
+  await run;
+  await set.release();
+  return error;
 }

@@ -9,14 +9,16 @@
  * anywhere). The take-back is still made, under the global lock.
  */
 import assert from "node:assert/strict";
-import { waitFor } from "../../packages/testing/mod.ts";
 import { VersionConflictError } from "../errors.ts";
 import { ModelLockLostError } from "../lock_errors.ts";
-import { acquireModelLocks, releaseLock } from "../locks/model_locks.ts";
+import { acquireModelLocks } from "../locks/model_locks.ts";
 import { setAsideReasons } from "../transfer/cache_state.ts";
-import { pushUnderGlobalLock } from "./global_lock_push.ts";
-import { assertIndexCurrent, put } from "./clone_kit.ts";
-import { globalLockSetup, lockRefused } from "./global_lock_kit.ts";
+import { assertIndexCurrent } from "./clone_kit.ts";
+import {
+  globalLockSetup,
+  markerUploadedVersionLost,
+  pushLosingModelLock,
+} from "./global_lock_kit.ts";
 
 const D = "data/t/m/out";
 const MARKER = `${D}/latest`;
@@ -24,42 +26,16 @@ const MARKER = `${D}/latest`;
 Deno.test("global lock: a run that lost its version in the preparation and its lock before the commit ends with version_exists, its copies set aside and its marker taken back", async () => {
   const s = await globalLockSetup("sluice-global-lost-refused-");
   const a = s.svc;
-  await put(a, `${D}/1/raw`, "v1");
-  await put(a, `${D}/1/metadata.yaml`, "version: 1");
-  await put(a, MARKER, "1");
-  await a.pushChanged();
   // Version 2 and the marker naming it uploaded (the marker over the
   // committed one), the commit cut off; version 2 changed here since.
-  await put(a, `${D}/2/raw`, "v2");
-  await put(a, `${D}/2/metadata.yaml`, "version: 2");
-  await put(a, MARKER, "2");
-  s.store.failNext("put", 50, undefined, {
-    match: (k) => k.startsWith("_") || k.startsWith("."),
-  });
-  await assert.rejects(a.pushChanged());
-  s.store.heal();
-  assert.equal(s.store.peekText(MARKER), "2", "the marker upload landed");
-  await put(a, `${D}/2/raw`, "v2 changed");
+  await markerUploadedVersionLost(s, D);
   const set = await acquireModelLocks(a, ["t/m"]);
   // The push prepares while another client holds the global lock; the
   // model lock is broken while its commit waits for it.
-  await s.oldClientLock.acquire();
-  s.store.resetLog();
-  let done = false;
-  let error: unknown;
-  const run = pushUnderGlobalLock(a, s.lock(), {
-    locks: set.locks,
+  const error = await pushLosingModelLock(s, set, "t/m", {
     written: [`${D}/2`],
     preexisting: new Set([`${D}/1`]),
-    models: set.models,
-  }).then(() => undefined, (e) => (error = e)).finally(() => (done = true));
-  await waitFor(() => lockRefused(s.store) || done, { clock: s.clock, stepMs: 50 });
-  assert.equal(done, false, "the commit waits for the global lock");
-  await releaseLock(a, { model: "t/m", force: true });
-  await s.oldClientLock.release();
-  await waitFor(() => done, { clock: s.clock, stepMs: 50 });
-  await run;
-  await set.release();
+  });
   assert.ok(!(error instanceof ModelLockLostError), String(error));
   assert.ok(error instanceof VersionConflictError, String(error));
   const aside = (await setAsideReasons(a.cache.stateDir)).filter((r) =>

@@ -7,23 +7,19 @@
  * leaves no byte of its run anywhere.
  */
 import assert from "node:assert/strict";
-import { peerPush, waitFor } from "../../packages/testing/mod.ts";
+import { peerPush } from "../../packages/testing/mod.ts";
 import { ModelLockLostError } from "../lock_errors.ts";
-import { acquireModelLocks, releaseLock } from "../locks/model_locks.ts";
+import { acquireModelLocks } from "../locks/model_locks.ts";
 import { setAsideReasons } from "../transfer/cache_state.ts";
-import { pushUnderGlobalLock } from "./global_lock_push.ts";
 import { put } from "./clone_kit.ts";
-import { globalLockSetup, lockRefused, MINE } from "./global_lock_kit.ts";
+import { globalLockSetup, MINE, pushLosingModelLock, pushVersionOne } from "./global_lock_kit.ts";
 
 const D = "data/t/m/out";
 
 Deno.test("global lock: a run refused at its commit for its lost lock keeps no copy of its lost version set aside", async () => {
   const s = await globalLockSetup("sluice-global-refused-aside-");
   const a = s.svc;
-  await put(a, `${D}/1/raw`, "v1");
-  await put(a, `${D}/1/metadata.yaml`, "version: 1");
-  await put(a, `${D}/latest`, "1");
-  await a.pushChanged();
+  await pushVersionOne(a, D);
   const set = await acquireModelLocks(a, ["t/m"]);
   // Another writer publishes version 2 first; the run writes its own, and
   // another file is to push beside it.
@@ -34,23 +30,10 @@ Deno.test("global lock: a run refused at its commit for its lost lock keeps no c
   await put(a, MINE, "mine\n");
   // The push prepares while another client holds the global lock; the
   // model lock is broken while its commit waits for it.
-  await s.oldClientLock.acquire();
-  s.store.resetLog();
-  let done = false;
-  let error: unknown;
-  const run = pushUnderGlobalLock(a, s.lock(), {
-    locks: set.locks,
+  const error = await pushLosingModelLock(s, set, "t/m", {
     written: [`${D}/2`],
     preexisting: set.preexisting,
-    models: set.models,
-  }).then(() => undefined, (e) => (error = e)).finally(() => (done = true));
-  await waitFor(() => lockRefused(s.store) || done, { clock: s.clock, stepMs: 50 });
-  assert.equal(done, false, "the commit waits for the global lock");
-  await releaseLock(a, { model: "t/m", force: true });
-  await s.oldClientLock.release();
-  await waitFor(() => done, { clock: s.clock, stepMs: 50 });
-  await run;
-  await set.release();
+  });
   assert.ok(error instanceof ModelLockLostError, String(error));
   const aside = (await setAsideReasons(a.cache.stateDir)).filter((r) =>
     r.why?.path?.startsWith(`${D}/2/`)
