@@ -6,14 +6,9 @@
  * made where the commit is, under the lock, so that the old client's write
  * does not put back the entry naming the version the upload replaced.
  */
-import assert from "node:assert/strict";
-import { peerReadIndex } from "../../packages/testing/mod.ts";
-import { assertIndexCurrent } from "./clone_kit.ts";
 import {
-  GLOBAL,
+  assertAdoptedInsideOldClientPush,
   globalLockSetupWithWriter,
-  pushInsideOldClientPush,
-  THEIRS,
   writerUploadCutOff,
 } from "./global_lock_kit.ts";
 
@@ -26,11 +21,5 @@ Deno.test("global lock: a deletion that adopts another writer's uncommitted uplo
   // Deleted here, pushed told to adopt it: its deletion meets it as a committed change.
   await Deno.remove(`${s.svc.cacheDir}/${P}`);
   await s.svc.markDirty({ relPath: P });
-  const r = await pushInsideOldClientPush(s, { adoptUncommitted: [P] });
-  assert.deepEqual(r.conflicts, [P]);
-  assert.equal((await s.store.head(P))?.version, upload, "the writer's upload stays");
-  const index = await peerReadIndex(s.store);
-  assert.deepEqual(Object.keys(index).sort(), [P, THEIRS], "the old client's entry stays");
-  await assertIndexCurrent(s.store, { held: true });
-  assert.equal(s.store.peek(GLOBAL), undefined, "the lock is released");
+  await assertAdoptedInsideOldClientPush(s, P, upload);
 });

@@ -6,14 +6,10 @@
  * made where the commit is, under the lock, so that the old client's write
  * does not put back the entry naming the version the upload replaced.
  */
-import assert from "node:assert/strict";
-import { peerReadIndex } from "../../packages/testing/mod.ts";
-import { assertIndexCurrent, put } from "./clone_kit.ts";
+import { put } from "./clone_kit.ts";
 import {
-  GLOBAL,
+  assertAdoptedInsideOldClientPush,
   globalLockSetupWithWriter,
-  pushInsideOldClientPush,
-  THEIRS,
   writerUploadCutOff,
 } from "./global_lock_kit.ts";
 
@@ -25,11 +21,5 @@ Deno.test("global lock: a write that adopts another writer's uncommitted upload,
   const upload = await writerUploadCutOff(s, P);
   // Edited here, pushed told to adopt it: the write meets it as a committed change.
   await put(s.svc, P, "mine\n");
-  const r = await pushInsideOldClientPush(s, { adoptUncommitted: [P] });
-  assert.deepEqual(r.conflicts, [P]);
-  assert.equal((await s.store.head(P))?.version, upload, "the writer's upload stays");
-  const index = await peerReadIndex(s.store);
-  assert.deepEqual(Object.keys(index).sort(), [P, THEIRS], "the old client's entry stays");
-  await assertIndexCurrent(s.store, { held: true });
-  assert.equal(s.store.peek(GLOBAL), undefined, "the lock is released");
+  await assertAdoptedInsideOldClientPush(s, P, upload);
 });

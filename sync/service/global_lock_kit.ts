@@ -9,7 +9,13 @@
  */
 import assert from "node:assert/strict";
 import { createSluice } from "../../sluice.ts";
-import { FakeClock, InMemoryStore, peerPush, waitFor } from "../../packages/testing/mod.ts";
+import {
+  FakeClock,
+  InMemoryStore,
+  peerPush,
+  peerReadIndex,
+  waitFor,
+} from "../../packages/testing/mod.ts";
 import type { DistributedLock } from "../ports.ts";
 import { UnreachableError } from "../errors.ts";
 import { releaseLock } from "../locks/model_locks.ts";
@@ -17,7 +23,7 @@ import type { ModelLockSet } from "../locks/model_locks.ts";
 import type { SyncService } from "./service.ts";
 import type { PushOptions } from "./push_options.ts";
 import { pushUnderGlobalLock } from "./global_lock_push.ts";
-import { isIndexKey, put, quick } from "./clone_kit.ts";
+import { assertIndexCurrent, isIndexKey, put, quick } from "./clone_kit.ts";
 
 /** The old clients' global lock key. */
 export const GLOBAL = ".datastore.lock";
@@ -136,6 +142,26 @@ export async function writerUploadCutOff(
   s.store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
   await assert.rejects(s.writer.pushChanged());
   return (await s.store.head(path))!.version;
+}
+
+/**
+ * The cache's change of `path` pushed, told to adopt the writer's `upload`
+ * of it, inside an old client's read-modify-write of the index: the push
+ * meets the upload as a committed change, which stays, named by the index
+ * beside the old client's entry, and the lock is released.
+ */
+export async function assertAdoptedInsideOldClientPush(
+  s: GlobalLockSetup,
+  path: string,
+  upload: string,
+): Promise<void> {
+  const r = await pushInsideOldClientPush(s, { adoptUncommitted: [path] });
+  assert.deepEqual(r.conflicts, [path]);
+  assert.equal((await s.store.head(path))?.version, upload, "the writer's upload stays");
+  const index = await peerReadIndex(s.store);
+  assert.deepEqual(Object.keys(index).sort(), [path, THEIRS], "the old client's entry stays");
+  await assertIndexCurrent(s.store, { held: true });
+  assert.equal(s.store.peek(GLOBAL), undefined, "the lock is released");
 }
 
 /** Version 1 of the data directory `d` and its `latest` marker, written and pushed. */
