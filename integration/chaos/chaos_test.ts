@@ -43,6 +43,16 @@ const CI_SEEDS = 40;
 /** Seeds of the CI range that break an invariant through a known open bug (none now). */
 const KNOWN_FAILING: ReadonlySet<number> = new Set();
 
+/** The shares of the moves added last, all off: histories drawn without them stay as they were. */
+const LATEST_OFF = {
+  droppedDeletionShare: 0,
+  theirsBlockedShare: 0,
+  theirsUnderShare: 0,
+  putBackLostShare: 0,
+  lockfileRaceShare: 0,
+  lostMarkerWindowShare: 0,
+} as const;
+
 function describe(results: readonly HistoryResult[]): string {
   return results.map((r) =>
     `${formatHistory(r.history)}\n${
@@ -113,12 +123,7 @@ Deno.test("chaos: with create-only-writer off an acknowledged version is lost (I
     logFailShare: 0,
     blipShare: 0,
     theirsShapeShare: 0,
-    droppedDeletionShare: 0,
-    theirsBlockedShare: 0,
-    theirsUnderShare: 0,
-    putBackLostShare: 0,
-    lockfileRaceShare: 0,
-    lostMarkerWindowShare: 0,
+    ...LATEST_OFF,
   });
   assert.ok(found, "no history lost an acknowledged write with the create-only writer off");
   const on = await runHistory(found.history);
@@ -496,21 +501,53 @@ const INSERTS_OFF = {
   oldWindowShare: 0,
   logFailShare: 0,
   theirsShapeShare: 0,
-  droppedDeletionShare: 0,
-  theirsBlockedShare: 0,
-  theirsUnderShare: 0,
-  putBackLostShare: 0,
-  lockfileRaceShare: 0,
-  lostMarkerWindowShare: 0,
+  ...LATEST_OFF,
 } as const;
+
+/**
+ * The history of `seed` with `on` over `base`, once checked that the
+ * operations of the history without it are all there, in order, as they
+ * were; with the history without, their ids, and the operations added.
+ */
+function generateBoth(seed: number, on: GenerateOptions, base: GenerateOptions = INSERTS_OFF) {
+  const without = generateHistory(seed, base);
+  const h = generateHistory(seed, { ...base, ...on });
+  const ids = new Set(without.ops.map((o) => o.id));
+  assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+  return { without, h, ids, added: h.ops.filter((o) => !ids.has(o.id)) };
+}
+
+/**
+ * A move inserted at the start from a generator of its own, over seeds 1 to
+ * `seeds`: the other operations as they were (`generateBoth`), nothing added
+ * to a history `leftOut` holds for, and in the others the added operations
+ * first, handed to `check` with those of them that are not ticks. Returns how many
+ * histories got the move.
+ */
+function insertedAtStart(
+  on: GenerateOptions,
+  leftOut: (h: History) => boolean,
+  check: (inserted: { h: History; steps: Op[]; added: Op[] }) => void,
+  { seeds = 200, base = INSERTS_OFF }: { seeds?: number; base?: GenerateOptions } = {},
+): number {
+  let inserted = 0;
+  for (let seed = 1; seed <= seeds; seed++) {
+    const { h, added } = generateBoth(seed, on, base);
+    if (leftOut(h)) {
+      assert.deepEqual(added, []);
+      continue;
+    }
+    inserted++;
+    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
+    check({ h, steps: added.filter((o) => o.kind !== "tick"), added });
+  }
+  return inserted;
+}
 
 Deno.test("history: a marker moved back and pushed is raced by another clone's moved forward, the other operations as they were", () => {
   let raced = 0;
   for (let seed = 1; seed <= 300; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, markerRaceShare: 1 });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const { h, ids } = generateBoth(seed, { markerRaceShare: 1 });
     for (const [i, o] of h.ops.entries()) {
       if (ids.has(o.id)) continue;
       const before = h.ops[i - 1];
@@ -526,11 +563,7 @@ Deno.test("history: a marker moved back and pushed is raced by another clone's m
 Deno.test("history: a file created with its commit's answer lost, then made a directory and its push cut off, is inserted from a generator of its own, the other operations as they were", () => {
   let inserted = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, ownLostShare: 1 });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
-    const added = h.ops.filter((o) => !ids.has(o.id));
+    const { added } = generateBoth(seed, { ownLostShare: 1 });
     if (added.length === 0) continue;
     inserted++;
     assert.deepEqual(added.map((o) => o.kind), ["crash", "edit", "crash", "reshape"]);
@@ -546,10 +579,7 @@ Deno.test("history: a file created with its commit's answer lost, then made a di
 Deno.test("history: another process's write ahead cut off part way is aimed after a peer's edit and the clone's sync, the other operations as they were", () => {
   let inserted = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, tornLogShare: 1 });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const { h, ids } = generateBoth(seed, { tornLogShare: 1 });
     const at = h.ops.findIndex((o) => o.kind === "torn");
     assert.ok(at > 0);
     inserted++;
@@ -571,10 +601,7 @@ Deno.test("history: another process's write ahead cut off part way is aimed afte
 Deno.test("history: a line of a clone's manifest log damaged on disk follows the clone's sync, aimed at the record of a file edited before it, the other operations as they were", () => {
   let inserted = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, damagedLogShare: 1 });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const { h, ids } = generateBoth(seed, { damagedLogShare: 1 });
     const at = h.ops.findIndex((o) => o.kind === "damaged");
     assert.ok(at > 0);
     inserted++;
@@ -606,10 +633,7 @@ Deno.test("history: a line of a clone's manifest log damaged on disk follows the
 
 Deno.test("history: a line of a clone's manifest log damaged while its process stays open comes from a share of its own, followed by that process's next sync, the other operations as they were", () => {
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, damagedOpenShare: 1 });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const { h } = generateBoth(seed, { damagedOpenShare: 1 });
     const damaged = h.ops.filter((o) => o.kind === "damaged");
     assert.equal(damaged.length, 1);
     const op = damaged[0] as Extract<Op, { kind: "damaged" }>;
@@ -629,10 +653,7 @@ Deno.test("history: a line of a clone's manifest log damaged while its process s
 Deno.test("history: a process restarted on a damaged manifest log armed to die inside its next base's save comes from a share of its own, followed by its sync, the other operations as they were", () => {
   const how = new Set<string>();
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, saveCrashShare: 1 });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const { h } = generateBoth(seed, { saveCrashShare: 1 });
     const damaged = h.ops.filter((o) => o.kind === "damaged") as Extract<Op, { kind: "damaged" }>[];
     assert.equal(damaged.length, 1);
     const op = damaged[0];
@@ -649,10 +670,7 @@ Deno.test("history: a process restarted on a damaged manifest log armed to die i
 Deno.test("history: a process restarted on a damaged manifest log whose replacement of the log after its next base fails comes from a share of its own, followed by its own edit's push and its sync, the other operations as they were", () => {
   let armed = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, logFailShare: 1 });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const { h } = generateBoth(seed, { logFailShare: 1 });
     const damaged = h.ops.filter((o) => o.kind === "damaged") as Extract<Op, { kind: "damaged" }>[];
     assert.equal(damaged.length, 1);
     const op = damaged[0];
@@ -674,11 +692,11 @@ Deno.test("history: a process restarted on a damaged manifest log whose replacem
 Deno.test("history: reshapes are inserted from a generator of their own, the other operations as they were", () => {
   let inserted = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, { ...INSERTS_OFF, reshapeShare: 0 });
-    const h = generateHistory(seed, INSERTS_OFF);
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
-    const added = h.ops.filter((o) => !ids.has(o.id));
+    // The share left unset draws reshapes at its default.
+    const { h, added } = generateBoth(seed, { reshapeShare: undefined }, {
+      ...INSERTS_OFF,
+      reshapeShare: 0,
+    });
     assert.ok(added.every((o) => ["reshape", "edit", "sync"].includes(o.kind)));
     assert.equal(added.length > 0, h.ops.some((o) => o.kind === "reshape"));
     if (added.length > 0) inserted++;
@@ -696,11 +714,7 @@ Deno.test("history: another tool's writes start some v1 histories without old cl
   let followed = 0;
   let moves = 0;
   for (let seed = 1; seed <= 300; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, foreignShare: undefined });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
-    const added = h.ops.filter((o) => !ids.has(o.id));
+    const { h, added } = generateBoth(seed, { foreignShare: undefined });
     if (added.length === 0) continue;
     inserted++;
     assert.ok(!h.v2 && !h.oldClients, "only into a bucket no index names anything in yet");
@@ -805,10 +819,7 @@ Deno.test("history: another tool's deletion of a shared file (or a run's raw out
   let rewrites = 0;
   let blinds = 0;
   for (let seed = 1; seed <= 300; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, vanishShare: undefined });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const { h, ids } = generateBoth(seed, { vanishShare: undefined });
     const added = h.ops.filter((o) => !ids.has(o.id) && o.id > Math.max(...ids));
     const at = h.ops.findIndex((o) => o.kind === "vanish");
     if (at < 0) continue;
@@ -1057,7 +1068,8 @@ Deno.test("chaos: time passing while the scheduler holds a command's store call 
 Deno.test("history: second processes over a clone's cache are inserted from a generator of their own, the other operations as they were", () => {
   let inserted = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, {
+    // The share left unset draws second processes at its default.
+    const { h, added } = generateBoth(seed, { sharedCacheShare: undefined }, {
       sharedCacheShare: 0,
       copyShare: 0,
       markerRaceShare: 0,
@@ -1071,36 +1083,8 @@ Deno.test("history: second processes over a clone's cache are inserted from a ge
       setAsideFlakyShare: 0,
       blipShare: 0,
       theirsShapeShare: 0,
-      droppedDeletionShare: 0,
-      theirsBlockedShare: 0,
-      theirsUnderShare: 0,
-      putBackLostShare: 0,
-      lockfileRaceShare: 0,
-      lostMarkerWindowShare: 0,
+      ...LATEST_OFF,
     });
-    const h = generateHistory(seed, {
-      copyShare: 0,
-      markerRaceShare: 0,
-      locklessShare: 0,
-      tornLogShare: 0,
-      damagedLogShare: 0,
-      damagedOpenShare: 0,
-      saveCrashShare: 0,
-      logFailShare: 0,
-      ownWithdrawnShare: 0,
-      setAsideFlakyShare: 0,
-      blipShare: 0,
-      theirsShapeShare: 0,
-      droppedDeletionShare: 0,
-      theirsBlockedShare: 0,
-      theirsUnderShare: 0,
-      putBackLostShare: 0,
-      lockfileRaceShare: 0,
-      lostMarkerWindowShare: 0,
-    });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
-    const added = h.ops.filter((o) => !ids.has(o.id));
     if (added.length === 0) continue;
     inserted++;
     for (const [i, o] of h.ops.entries()) {
@@ -1144,11 +1128,7 @@ Deno.test("history: another tool's publications at a run's number, honouring no 
   let structural = 0;
   let unindexed = 0;
   for (let seed = 1; seed <= 300; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, locklessShare: undefined });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
-    const added = h.ops.filter((o) => !ids.has(o.id));
+    const { h, ids, added } = generateBoth(seed, { locklessShare: undefined });
     if (added.length === 0) continue;
     inserted++;
     assert.ok(!h.oldClients, "not beside old clients");
@@ -1237,47 +1217,26 @@ Deno.test("history: core-driven processes take one lock object per model again i
 });
 
 Deno.test("history: a new file whose commit answer was lost, deleted and withdrawn while a peer names it again, is inserted at the start from a generator of its own, the other operations as they were", () => {
-  let inserted = 0;
-  for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, ownWithdrawnShare: 1 });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
-    const added = h.ops.filter((o) => !ids.has(o.id));
-    if (h.clones < 2) {
-      assert.deepEqual(added, []);
-      continue;
-    }
-    inserted++;
-    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
-    const kinds = added.filter((o) => o.kind !== "tick").map((o) => o.kind);
-    assert.deepEqual(kinds.slice(0, 6), ["crash", "edit", "sync", "stall", "delete", "sync"]);
-    assert.equal(kinds.at(-1), "stall");
-    assert.equal(added.at(-1)!.kind, "tick");
-    const [answer, edit, , stall, del] = added.filter((o) => o.kind !== "tick");
-    assert.ok(answer.kind === "crash" && answer.at === "answer");
-    assert.ok(stall.kind === "stall" && stall.on && stall.at === "withdraw");
-    assert.ok(edit.kind === "edit" && del.kind === "delete" && edit.file === del.file);
-    assert.ok(del.how === "push" && del.clone === edit.clone);
-  }
+  const inserted = insertedAtStart(
+    { ownWithdrawnShare: 1 },
+    (h) => h.clones < 2,
+    ({ steps, added }) => {
+      const kinds = steps.map((o) => o.kind);
+      assert.deepEqual(kinds.slice(0, 6), ["crash", "edit", "sync", "stall", "delete", "sync"]);
+      assert.equal(kinds.at(-1), "stall");
+      assert.equal(added.at(-1)!.kind, "tick");
+      const [answer, edit, , stall, del] = steps;
+      assert.ok(answer.kind === "crash" && answer.at === "answer");
+      assert.ok(stall.kind === "stall" && stall.on && stall.at === "withdraw");
+      assert.ok(edit.kind === "edit" && del.kind === "delete" && edit.file === del.file);
+      assert.ok(del.how === "push" && del.clone === edit.clone);
+    },
+  );
   assert.ok(inserted > 100, `${inserted} histories`);
 });
 
 Deno.test("history: a resolution --theirs of a clone's deletion whose file a peer made a directory, pulled here, is inserted at the start from a generator of its own, the other operations as they were", () => {
-  let inserted = 0;
-  for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, theirsShapeShare: 1 });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
-    const added = h.ops.filter((o) => !ids.has(o.id));
-    if (h.clones < 2) {
-      assert.deepEqual(added, []);
-      continue;
-    }
-    inserted++;
-    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
-    const steps = added.filter((o) => o.kind !== "tick");
+  const inserted = insertedAtStart({ theirsShapeShare: 1 }, (h) => h.clones < 2, ({ steps }) => {
     assert.deepEqual(
       steps.map((o) => o.kind),
       ["edit", "sync", "edit", "delete", "reshape", "sync", "resolve"],
@@ -1299,26 +1258,13 @@ Deno.test("history: a resolution --theirs of a clone's deletion whose file a pee
     assert.ok(SHARED_FILES[edit.file].startsWith("notes/"));
     assert.deepEqual([del.how, reshape.how, resolve.how], ["push", "push", "theirs"]);
     assert.ok(resolve.clone === clone && resolve.pick < 4, "theirs not copied by hand first");
-  }
+  });
   assert.ok(inserted > 100, `${inserted} histories`);
 });
 
 Deno.test("history: its variants, another clone's blocked push of a file of the directory's name or the clone's own file under the directory marked by its name, come just before the resolution, from generators of their own", () => {
   for (const [key, min] of [["theirsBlockedShare", 3], ["theirsUnderShare", 2]] as const) {
-    let inserted = 0;
-    for (let seed = 1; seed <= 200; seed++) {
-      const without = generateHistory(seed, INSERTS_OFF);
-      const h = generateHistory(seed, { ...INSERTS_OFF, [key]: 1 });
-      const ids = new Set(without.ops.map((o) => o.id));
-      assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
-      const added = h.ops.filter((o) => !ids.has(o.id));
-      if (h.clones < min) {
-        assert.deepEqual(added, []);
-        continue;
-      }
-      inserted++;
-      assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
-      const steps = added.filter((o) => o.kind !== "tick");
+    const inserted = insertedAtStart({ [key]: 1 }, (h) => h.clones < min, ({ h, steps }) => {
       assert.deepEqual(
         steps.map((o) => o.kind),
         ["edit", "sync", "edit", "delete", "reshape", "sync", "edit", "resolve"],
@@ -1332,26 +1278,13 @@ Deno.test("history: its variants, another clone's blocked push of a file of the 
         assert.ok(before.clone !== edit.clone && before.clone !== peerEdit.clone);
       } else assert.deepEqual([before.how, before.clone], ["under", edit.clone]);
       assert.deepEqual(parseHistory(JSON.stringify(h)).ops, h.ops);
-    }
+    });
     assert.ok(inserted > 50, `${key}: ${inserted} histories`);
   }
 });
 
 Deno.test("history: a run's version held back for a put-back that may come, written again past the grace with its commit's answer lost and deleted here, is inserted at the start from a generator of its own", () => {
-  let inserted = 0;
-  for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, putBackLostShare: 1 });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
-    const added = h.ops.filter((o) => !ids.has(o.id));
-    if (h.clones < 2) {
-      assert.deepEqual(added, []);
-      continue;
-    }
-    inserted++;
-    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
-    const steps = added.filter((o) => o.kind !== "tick");
+  const inserted = insertedAtStart({ putBackLostShare: 1 }, (h) => h.clones < 2, ({ h, steps }) => {
     assert.deepEqual(
       steps.map((o) => o.kind),
       ["run", "vanish", "sync", "run", "delete", "wait", "sync", "crash", "run", "delete", "sync"],
@@ -1366,75 +1299,49 @@ Deno.test("history: a run's version held back for a put-back that may come, writ
     assert.deepEqual([again.clone, crash.clone, del.clone], [lost.clone, lost.clone, lost.clone]);
     assert.deepEqual([lost.model, lost.data], [published.model, published.data]);
     assert.deepEqual(parseHistory(JSON.stringify(h)).ops, h.ops);
-  }
+  });
   assert.ok(inserted > 100, `${inserted} histories`);
 });
 
 Deno.test("history: a core-driven clone's run losing its version and a cut-off run's, inside an old client's read-modify-write, is inserted at the start of histories with old clients, from a generator of its own, the other operations as they were", () => {
-  let inserted = 0;
-  for (let seed = 1; seed <= 300; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, lostMarkerWindowShare: 1 });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
-    const added = h.ops.filter((o) => !ids.has(o.id));
-    if (!h.oldClients || !h.kinds?.includes("core") || h.clones < 2) {
-      assert.deepEqual(added, []);
-      continue;
-    }
-    inserted++;
-    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
-    const steps = added.filter((o) => o.kind !== "tick");
-    assert.deepEqual(steps.map((o) => o.kind), [
-      "sync",
-      "run",
-      "crash",
-      "run",
-      "wait",
-      "run",
-      "lockless",
-      "lockless",
-      "oldpush",
-    ]);
-    const [, first, crash, cut, , run, below, own, old] = steps;
-    assert.ok(first.kind === "run" && cut.kind === "run" && run.kind === "run");
-    assert.equal(h.kinds![run.clone], "core");
-    assert.ok([first, cut].every((r) => r.model === run.model && r.data === run.data));
-    assert.ok(crash.kind === "crash" && crash.at === "commit" && crash.queued);
-    assert.ok(below.kind === "lockless" && below.below && below.run === run.id && below.indexed);
-    assert.ok(own.kind === "lockless" && !own.below && own.run === run.id && own.indexed);
-    assert.ok(old.kind === "oldpush" && old.window === run.clone && old.clone !== run.clone);
-    assert.match(formatHistory(h), /number less one/);
-  }
+  const inserted = insertedAtStart(
+    { lostMarkerWindowShare: 1 },
+    (h) => !h.oldClients || !h.kinds?.includes("core") || h.clones < 2,
+    ({ h, steps }) => {
+      assert.deepEqual(steps.map((o) => o.kind), [
+        "sync",
+        "run",
+        "crash",
+        "run",
+        "wait",
+        "run",
+        "lockless",
+        "lockless",
+        "oldpush",
+      ]);
+      const [, first, crash, cut, , run, below, own, old] = steps;
+      assert.ok(first.kind === "run" && cut.kind === "run" && run.kind === "run");
+      assert.equal(h.kinds![run.clone], "core");
+      assert.ok([first, cut].every((r) => r.model === run.model && r.data === run.data));
+      assert.ok(crash.kind === "crash" && crash.at === "commit" && crash.queued);
+      assert.ok(below.kind === "lockless" && below.below && below.run === run.id && below.indexed);
+      assert.ok(own.kind === "lockless" && !own.below && own.run === run.id && own.indexed);
+      assert.ok(old.kind === "oldpush" && old.window === run.clone && old.clone !== run.clone);
+      assert.match(formatHistory(h), /number less one/);
+    },
+    { seeds: 300 },
+  );
   assert.ok(inserted > 20, `${inserted} histories`);
 });
 
 Deno.test("history: brief outages (a push's write or deletion out of reach once) in a share of the histories, drawn from a generator of their own", () => {
   let blips = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, {
-      blipShare: 0,
-      theirsShapeShare: 0,
-      droppedDeletionShare: 0,
-      theirsBlockedShare: 0,
-      theirsUnderShare: 0,
-      putBackLostShare: 0,
-      lockfileRaceShare: 0,
-      lostMarkerWindowShare: 0,
-    });
-    const h = generateHistory(seed, {
-      blipShare: 1,
-      theirsShapeShare: 0,
-      droppedDeletionShare: 0,
-      theirsBlockedShare: 0,
-      theirsUnderShare: 0,
-      putBackLostShare: 0,
-      lockfileRaceShare: 0,
-      lostMarkerWindowShare: 0,
-    });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
-    const added = h.ops.filter((o) => !ids.has(o.id));
+    const { h, ids, added } = generateBoth(
+      seed,
+      { blipShare: 1 },
+      { blipShare: 0, theirsShapeShare: 0, ...LATEST_OFF },
+    );
     assert.ok(added.some((o) => o.kind === "blip"), `seed ${seed}`);
     // Its marked directories (two reshapes marked by name) come in pairs.
     const marks = added.filter((o) => o.kind === "reshape" && o.how === "mark").length;
@@ -1452,20 +1359,11 @@ Deno.test("history: brief outages (a push's write or deletion out of reach once)
 Deno.test("history: index reads fail right after a lost version's set-aside in a share of the histories, drawn from a generator of its own", () => {
   let flaky = 0;
   for (let seed = 1; seed <= 200; seed++) {
-    const off = {
-      blipShare: 0,
-      theirsShapeShare: 0,
-      droppedDeletionShare: 0,
-      theirsBlockedShare: 0,
-      theirsUnderShare: 0,
-      putBackLostShare: 0,
-      lockfileRaceShare: 0,
-      lostMarkerWindowShare: 0,
-    };
-    const without = generateHistory(seed, { ...off, setAsideFlakyShare: 0 });
-    const h = generateHistory(seed, { ...off, setAsideFlakyShare: 1 });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
+    const { h, ids, without } = generateBoth(
+      seed,
+      { setAsideFlakyShare: 1 },
+      { blipShare: 0, theirsShapeShare: 0, ...LATEST_OFF, setAsideFlakyShare: 0 },
+    );
     const added = h.ops.filter((o) => !ids.has(o.id)).filter((o) => o.kind !== "tick");
     assert.deepEqual(
       added.map((o) => o.kind),
@@ -1496,98 +1394,72 @@ Deno.test("history: index reads fail right after a lost version's set-aside in a
 });
 
 Deno.test("history: an old client's push stopped inside its read-modify-write while a clone withdraws or deletes its own committed write is inserted at the start of histories with old clients, from a generator of its own, the other operations as they were", () => {
-  let inserted = 0;
-  for (let seed = 1; seed <= 300; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, oldWindowShare: 1 });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
-    const added = h.ops.filter((o) => !ids.has(o.id));
-    if (!h.oldClients || h.clones < 2) {
-      assert.deepEqual(added, []);
-      continue;
-    }
-    inserted++;
-    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
-    const kinds = added.filter((o) => o.kind !== "tick").map((o) => o.kind);
-    assert.deepEqual(kinds.slice(-5), ["crash", "edit", "wait", "oldpush", "delete"]);
-    const [answer, edit, , old, del] = added.filter((o) => o.kind !== "tick").slice(-5);
-    assert.ok(answer.kind === "crash" && answer.at === "answer" && answer.queued);
-    assert.ok(edit.kind === "edit" && del.kind === "delete" && edit.file === del.file);
-    assert.ok(del.how === "push" && del.clone === edit.clone && answer.clone === edit.clone);
-    assert.ok(old.kind === "oldpush" && old.window === del.clone && old.clone !== del.clone);
-    assert.equal(parseHistory(JSON.stringify(h)).ops[added.indexOf(old)].kind, "oldpush");
-    assert.match(formatHistory(h), /stops between its read of the index and its write/);
-  }
+  const inserted = insertedAtStart(
+    { oldWindowShare: 1 },
+    (h) => !h.oldClients || h.clones < 2,
+    ({ h, steps, added }) => {
+      const kinds = steps.map((o) => o.kind);
+      assert.deepEqual(kinds.slice(-5), ["crash", "edit", "wait", "oldpush", "delete"]);
+      const [answer, edit, , old, del] = steps.slice(-5);
+      assert.ok(answer.kind === "crash" && answer.at === "answer" && answer.queued);
+      assert.ok(edit.kind === "edit" && del.kind === "delete" && edit.file === del.file);
+      assert.ok(del.how === "push" && del.clone === edit.clone && answer.clone === edit.clone);
+      assert.ok(old.kind === "oldpush" && old.window === del.clone && old.clone !== del.clone);
+      assert.equal(parseHistory(JSON.stringify(h)).ops[added.indexOf(old)].kind, "oldpush");
+      assert.match(formatHistory(h), /stops between its read of the index and its write/);
+    },
+    { seeds: 300 },
+  );
   assert.ok(inserted > 40, `${inserted} histories`);
 });
 
 Deno.test("history: a clone's unmarked hand deletion of a file whose entry an old client's pull dropped, pulled and pushed before its peer's pull, is inserted at the start of v1 histories with old clients and three clones or more, from a generator of its own, the other operations as they were", () => {
-  let inserted = 0;
-  for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, { ...INSERTS_OFF, oldShare: 1 });
-    const h = generateHistory(seed, { ...INSERTS_OFF, oldShare: 1, droppedDeletionShare: 1 });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
-    const added = h.ops.filter((o) => !ids.has(o.id));
-    if (h.v2 || h.clones < 3) {
-      assert.deepEqual(added, []);
-      continue;
-    }
-    inserted++;
-    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
-    const steps = added.filter((o) => o.kind !== "tick");
-    const kinds = steps.map((o) => o.kind);
-    const walk = kinds.includes("bulk");
-    assert.deepEqual(kinds, [
-      "edit",
-      "crash",
-      "delete",
-      "wait",
-      "oldpull",
-      "edit",
-      "sync",
-      "delete",
-      "sync",
-      ...(walk ? ["bulk"] : []),
-      "sync",
-    ]);
-    const [made, crash, gone, , old, edit, fetched, hand, sync] = steps;
-    assert.ok(made.kind === "edit" && crash.kind === "crash" && gone.kind === "delete");
-    assert.ok(crash.at === "commit" && crash.queued && gone.how === "push");
-    assert.ok(made.file === gone.file && made.clone === crash.clone && gone.clone === crash.clone);
-    assert.ok(old.kind === "oldpull" && old.clone === crash.clone);
-    assert.ok(edit.kind === "edit" && edit.how === "push" && edit.file !== gone.file);
-    assert.ok(hand.kind === "delete" && hand.how === "hand" && hand.file === edit.file);
-    assert.ok(fetched.kind === "sync" && old.window === fetched.clone);
-    const last = steps.at(-1)!;
-    assert.ok(last.kind === "sync" && last.clone === fetched.clone);
-    const clone = edit.clone;
-    assert.ok(sync.kind === "sync" && sync.clone === clone && hand.clone === clone);
-    assert.equal(new Set([clone, fetched.clone, old.clone]).size, 3);
-    // A core-driven clone's sync with an even id, beside old clients, pulls nothing.
-    assert.ok(steps.every((o) => o.kind !== "sync" || o.id % 2 === 1));
-    assert.equal(parseHistory(JSON.stringify(h)).ops[added.indexOf(old)].kind, "oldpull");
-    assert.match(formatHistory(h), /stops between its read of the index and its write/);
-  }
+  const inserted = insertedAtStart(
+    { droppedDeletionShare: 1 },
+    (h) => h.v2 || h.clones < 3,
+    ({ h, steps, added }) => {
+      const kinds = steps.map((o) => o.kind);
+      const walk = kinds.includes("bulk");
+      assert.deepEqual(kinds, [
+        "edit",
+        "crash",
+        "delete",
+        "wait",
+        "oldpull",
+        "edit",
+        "sync",
+        "delete",
+        "sync",
+        ...(walk ? ["bulk"] : []),
+        "sync",
+      ]);
+      const [made, crash, gone, , old, edit, fetched, hand, sync] = steps;
+      assert.ok(made.kind === "edit" && crash.kind === "crash" && gone.kind === "delete");
+      assert.ok(crash.at === "commit" && crash.queued && gone.how === "push");
+      assert.ok(
+        made.file === gone.file && made.clone === crash.clone && gone.clone === crash.clone,
+      );
+      assert.ok(old.kind === "oldpull" && old.clone === crash.clone);
+      assert.ok(edit.kind === "edit" && edit.how === "push" && edit.file !== gone.file);
+      assert.ok(hand.kind === "delete" && hand.how === "hand" && hand.file === edit.file);
+      assert.ok(fetched.kind === "sync" && old.window === fetched.clone);
+      const last = steps.at(-1)!;
+      assert.ok(last.kind === "sync" && last.clone === fetched.clone);
+      const clone = edit.clone;
+      assert.ok(sync.kind === "sync" && sync.clone === clone && hand.clone === clone);
+      assert.equal(new Set([clone, fetched.clone, old.clone]).size, 3);
+      // A core-driven clone's sync with an even id, beside old clients, pulls nothing.
+      assert.ok(steps.every((o) => o.kind !== "sync" || o.id % 2 === 1));
+      assert.equal(parseHistory(JSON.stringify(h)).ops[added.indexOf(old)].kind, "oldpull");
+      assert.match(formatHistory(h), /stops between its read of the index and its write/);
+    },
+    { base: { ...INSERTS_OFF, oldShare: 1 } },
+  );
   assert.ok(inserted > 60, `${inserted} histories`);
 });
 
 Deno.test("history: a clone's lockfile change kept pending through an outage, a peer's published, a pull here, then this clone's transaction, is inserted at the start from a generator of its own, the other operations as they were", () => {
-  let inserted = 0;
-  for (let seed = 1; seed <= 200; seed++) {
-    const without = generateHistory(seed, INSERTS_OFF);
-    const h = generateHistory(seed, { ...INSERTS_OFF, lockfileRaceShare: 1 });
-    const ids = new Set(without.ops.map((o) => o.id));
-    assert.deepEqual(h.ops.filter((o) => ids.has(o.id)), without.ops);
-    const added = h.ops.filter((o) => !ids.has(o.id));
-    if (h.clones < 2) {
-      assert.deepEqual(added, []);
-      continue;
-    }
-    inserted++;
-    assert.deepEqual(h.ops.slice(0, added.length), added, "at the start");
-    const steps = added.filter((o) => o.kind !== "tick");
+  const inserted = insertedAtStart({ lockfileRaceShare: 1 }, (h) => h.clones < 2, ({ steps }) => {
     assert.deepEqual(
       steps.map((o) => o.kind),
       ["lockfile", "outage", "lockfile", "outage", "lockfile", "sync", "lockfile"],
@@ -1603,6 +1475,6 @@ Deno.test("history: a clone's lockfile change kept pending through an outage, a 
       first.clone,
     ]);
     assert.ok(first.set && pending.set && peer.set, "entries set");
-  }
+  });
   assert.ok(inserted > 100, `${inserted} histories`);
 });
