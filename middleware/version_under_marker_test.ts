@@ -4,9 +4,13 @@ import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
 import { ConditionalWrites } from "../sync/transfer/conditional.ts";
 import type { SyncService } from "../sync/service/service.ts";
 import { VERSION_UNDER_MARKER } from "./version_under_marker.ts";
+import { UnreachableError } from "../sync/errors.ts";
+import { MONOLITH_KEY } from "../sync/transfer/bucket_layout.ts";
+import { readIndex } from "../sync/transfer/remote_index.ts";
 
 const D = "data/shell/cmd/m1/out";
 const enc = new TextEncoder();
+const RETRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
 
 async function service(store: InMemoryStore, disable?: string[]): Promise<SyncService> {
   return await createSluice({
@@ -71,4 +75,42 @@ Deno.test("with the marker set to another version here, the version is deleted a
   assert.equal(r.deleted.length, 2);
   assert.equal(store.peekText(`${D}/10/raw`), undefined);
   assert.equal(store.peekText(`${D}/latest`), "9");
+});
+
+Deno.test("a withdrawal of this cache's own committed version (its answer lost), cut off after its entries went and before one delete, is finished by the next push though the marker here names it", async () => {
+  const store = new InMemoryStore();
+  const svc = await service(store);
+  await svc.cache.write(`${D}/10/raw`, enc.encode("version 10"));
+  await svc.cache.write(`${D}/10/metadata.yaml`, enc.encode("version: 10\n"));
+  await svc.cache.write(`${D}/latest`, enc.encode("10"));
+  await svc.markDirty({ relPath: D });
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    afterEffect: true,
+    match: (k) => k === MONOLITH_KEY,
+  });
+  await assert.rejects(svc.pushChanged());
+  assert.equal(store.peekText(`${D}/10/raw`), "version 10", "committed, its answer lost");
+  // The version deleted here, the marker left naming it: the push takes
+  // back this cache's own uploads (their entries first, then the objects),
+  // and is cut off at the delete of metadata.yaml.
+  await Deno.remove(`${svc.cacheDir}/${D}/10`, { recursive: true });
+  await svc.markDirty({ relPath: `${D}/10` });
+  store.failNext("delete", 1, () => new UnreachableError("cut off"), {
+    match: (k) => k === `${D}/10/metadata.yaml`,
+  });
+  await svc.pushChanged({ only: [`${D}/10`] }).catch(() => undefined);
+  const named = async () => (await readIndex(store, RETRY))?.entries ?? {};
+  assert.ok(!Object.hasOwn(await named(), `${D}/10/metadata.yaml`), "its entry went first");
+  assert.equal(store.peekText(`${D}/10/metadata.yaml`), "version: 10\n", "its object stands");
+  // No index names it: the deletion left to finish takes nothing from a
+  // reader the marker points at, and an upload left so blocks every peer's
+  // write of the path (waiting for an uncommitted upload).
+  await svc.pushChanged({ only: [`${D}/10`] });
+  assert.equal(
+    store.peekText(`${D}/10/metadata.yaml`),
+    undefined,
+    "the next push left this cache's unnamed upload on the datastore",
+  );
+  assert.equal(store.peekText(`${D}/10/raw`), undefined);
+  assert.ok(!Object.hasOwn(await named(), `${D}/10/raw`));
 });
