@@ -11,11 +11,20 @@
  * marker to another version here first (and pushing both) deletes it. A
  * marker removed here too, or naming another version, lets it through.
  *
+ * So does a file no index names any more: its deletion takes nothing from a
+ * reader the marker points at. That is a withdrawal of this cache's own
+ * upload cut off part way (`dropOwnStranded` in `sync/service/push_delete.ts`
+ * takes the entry out first, records the upload as synced, then deletes it):
+ * held here, the unnamed upload would stay on the datastore for good, and
+ * every peer's write of the path would wait on it as on an uncommitted one
+ * (chaos seed 199930188).
+ *
  * @module
  */
 import type { PushContext } from "../sync/context.ts";
 import { shellWord } from "../sync/shell_word.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
+import { readIndex, unlistedEntry } from "../sync/transfer/remote_index.ts";
 
 /** The gate's registered name. */
 export const VERSION_UNDER_MARKER = "version-under-marker";
@@ -41,6 +50,7 @@ export function versionUnderMarker(): Middleware<PushContext> {
   return async function versionUnderMarkerGate(ctx, next) {
     // The marker of each data name, read once: what it names here now.
     const named = new Map<string, string | null>();
+    const unnamed = unnamedIn(ctx);
     for (const e of ctx.plan) {
       if (e.action !== "delete" || e.class !== "data-version") continue;
       const dir = e.path.slice(0, e.path.lastIndexOf("/"));
@@ -55,6 +65,10 @@ export function versionUnderMarker(): Middleware<PushContext> {
         );
       }
       if (named.get(marker) !== n) continue;
+      if (await unnamed(e.path)) {
+        ctx.note(VERSION_UNDER_MARKER, `${e.path}: no index names it, its deletion goes`, e);
+        continue;
+      }
       e.action = "skip";
       e.keepDirty = true;
       e.reason = underMarkerReason(marker, n);
@@ -62,6 +76,27 @@ export function versionUnderMarker(): Middleware<PushContext> {
       ctx.note(VERSION_UNDER_MARKER, `${e.path}: ${marker} names its version, kept`, e);
     }
     await next();
+  };
+}
+
+/**
+ * Whether the datastore's index names no entry at a path (nor one a v2
+ * shard holds that its meta does not list yet), read once, and only when a
+ * deletion under a marker asks. No index, or one that cannot be read,
+ * counts as naming it: the deletion is held, as before the look.
+ */
+function unnamedIn(ctx: PushContext): (path: string) => Promise<boolean> {
+  const o = [ctx.config.retry, ctx.signal] as const;
+  let index: ReturnType<typeof readIndex> | undefined;
+  return async (path) => {
+    try {
+      index ??= readIndex(ctx.store, ...o, ctx.config.concurrency);
+      const got = await index;
+      if (!got || Object.hasOwn(got.entries, path)) return false;
+      return await unlistedEntry(ctx.store, got, path, ...o) === undefined;
+    } catch {
+      return false;
+    }
   };
 }
 
