@@ -3744,3 +3744,20 @@ Deno.test("chaos regression: a marker take-back cut off between its put-back and
     '{"seed":199980016,"clones":2,"v2":true,"kinds":["core","core"],"oldClients":true,"ops":[{"id":29,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":31,"kind":"crash","clone":0,"at":"commit","queued":true},{"id":32,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":36,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":37,"kind":"lockless","run":36,"pick":813136134,"indexed":true,"below":true},{"id":38,"kind":"lockless","run":36,"pick":708230244,"indexed":true},{"id":4,"kind":"tick","n":21,"pick":1473902877},{"id":10,"kind":"crash","clone":0,"at":"commit"},{"id":21,"kind":"tick","n":36,"pick":1204966172}]}',
   );
 });
+
+/**
+ * I11 and I13 (seed 199930188, `--put-back-lost-share 1`, shrunk; 4 clones
+ * with old clients, a v1 index): c4's run of m0's `log` committed version 1
+ * with its answer lost (the marker naming 1); its files then deleted here, a
+ * push took back its own uploads, their entries first, and was cut off by an
+ * outage before the delete of metadata.yaml. The later pushes held that
+ * deletion under the marker, which still named version 1 here, so the
+ * upload stayed on the store, named by no index, and c3's `resolve --mine`
+ * waited on it for good (`push_waiting_uncommitted`). A deletion of a file
+ * no index names now goes under the marker too.
+ */
+Deno.test("chaos regression: a take-back of a cache's own committed version, cut off between its entries' removal and a delete, is finished by its next push while the marker here names the version (I11, I13, seed 199930188)", async () => {
+  await clean(
+    '{"seed":199930188,"clones":5,"kinds":["api","api","core","api","api"],"oldClients":true,"ops":[{"id":31,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":32,"kind":"tick","n":37,"pick":1346943765},{"id":33,"kind":"vanish","file":0,"run":31,"whole":true},{"id":35,"kind":"sync","clone":4},{"id":37,"kind":"tick","n":6,"pick":654565773},{"id":39,"kind":"wait","ms":960000},{"id":40,"kind":"sync","clone":4},{"id":42,"kind":"crash","clone":4,"at":"answer","queued":true},{"id":43,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":44,"kind":"tick","n":38,"pick":1159149551},{"id":45,"kind":"delete","clone":4,"file":0,"how":"push","run":43},{"id":46,"kind":"tick","n":33,"pick":1902394858},{"id":48,"kind":"tick","n":33,"pick":1262136984},{"id":0,"kind":"outage","on":true},{"id":15,"kind":"tick","n":2,"pick":1855701037}]}',
+  );
+});
