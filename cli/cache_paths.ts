@@ -139,6 +139,11 @@ export function deletedHere(service: SyncService, prefixes: readonly string[]): 
     .sort();
 }
 
+/** Of `deleted` (synced files deleted here), those a directory of their name now stands at. */
+export function directoriesNow(service: SyncService, deleted: readonly string[]): string[] {
+  return deleted.filter((p) => service.cache.exists(p));
+}
+
 /**
  * A synced file deleted here as a pull or push lists it: with, when a
  * directory of its name is here now, the ways out (a pull with

@@ -20,7 +20,13 @@ import {
   withCommonOptions,
   withSession,
 } from "./command_kit.ts";
-import { cacheRel, deletedHere, deletedHereLine, knownHere } from "./cache_paths.ts";
+import {
+  cacheRel,
+  deletedHere,
+  deletedHereLine,
+  directoriesNow,
+  knownHere,
+} from "./cache_paths.ts";
 import { capped, type CliIo, formatBytes, type Output, plural, UsageError } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
 import { globalLockOf } from "./session.ts";
@@ -269,7 +275,11 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       }
       const done = outcomeOf(
         out,
-        leftBehindError("pull", { ...pullLeftBehind(result), localDeletions }),
+        leftBehindError("pull", {
+          ...pullLeftBehind(result),
+          localDeletions,
+          directoriesNow: directoriesNow(s.service, localDeletions),
+        }),
       );
       const { outcome, exitCode } = done.exitCode === 0 && notAdopted.length
         ? {

@@ -19,7 +19,7 @@ import {
   withSession,
 } from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
-import { cachePaths, cacheRel, deletedHereLine } from "./cache_paths.ts";
+import { cachePaths, cacheRel, deletedHereLine, directoriesNow } from "./cache_paths.ts";
 import { capped, type CliIo, formatBytes, type Output, plural, UsageError } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
 import { endpointFields } from "./store_url.ts";
@@ -354,7 +354,13 @@ export function pushCommand(io: CliIo, state: RunState): Command {
       );
       for (const w of notAdopted) out.warn(w);
       const { outcome, exitCode } = adoptionOutcome(
-        outcomeOf(out, leftBehindError("push", pushLeftBehind(result))),
+        outcomeOf(
+          out,
+          leftBehindError("push", {
+            ...pushLeftBehind(result),
+            directoriesNow: directoriesNow(s.service, result.localDeletions),
+          }),
+        ),
         notAdopted,
       );
       out.result("push", {

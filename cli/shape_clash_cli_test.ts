@@ -208,6 +208,24 @@ Deno.test("a synced file replaced here by a directory: status and push say so be
       pushed.out,
       /^ {2}foo \(a directory of that name is here now: `sluice push foo --cache /m,
     );
+    // The sync_incomplete summary does not send it to a plain pull --restore-deleted.
+    assert.match(pushed.err, /sync_incomplete/);
+    assert.doesNotMatch(pushed.err, /to take the datastore's copies back, run `sluice pull/);
+    assert.match(
+      pushed.err,
+      /move the directory away first, then run `sluice pull --restore-deleted --cache /,
+    );
+    const status2 = await sluice(["status", "--cache", a]);
+    assert.match(
+      status2.err,
+      /move the directory away first, then run `sluice pull --restore-deleted --cache /,
+    );
+    const pulled = await sluice(["pull", "--cache", a]);
+    assert.equal(pulled.code, 2, pulled.out + pulled.err);
+    assert.match(
+      pulled.err,
+      /move the directory away first, then run `sluice pull --restore-deleted --cache /,
+    );
   } finally {
     await w.cleanup();
   }

@@ -39,6 +39,7 @@ import { WAITED_HERE } from "../sync/service/waiting_record.ts";
 import { MARKER_AHEAD, MARKER_WAITS, VERSION_WAITS } from "../sync/service/push_result.ts";
 import { withPathClasses } from "../sync/service/status.ts";
 import { classifyPath, PATH_CLASSIFIER } from "../middleware/path_classifier.ts";
+import { directoriesNow } from "./cache_paths.ts";
 
 /** The entries the last push left waiting on another writer's upload (not a marker held ahead). */
 function waitedOn<E extends { path: string; reason?: string }>(entries: readonly E[]): E[] {
@@ -102,7 +103,11 @@ export function statusCommand(io: CliIo, state: RunState): Command {
       const pendingLockfile = await listPendingLockfile(s.service.cache);
       // An open conflict is work left behind: the status exits 3 until it is
       // resolved; so is what a push now would leave out (exit 2).
-      const behind = { ...leftBehind, conflicts: conflicts.map((c) => c.path) };
+      const behind = {
+        ...leftBehind,
+        conflicts: conflicts.map((c) => c.path),
+        directoriesNow: directoriesNow(s.service, leftBehind.localDeletions ?? []),
+      };
       const open = behind.conflicts.length || behind.left.length ||
           behind.localDeletions?.length || behind.localOnly?.length
         ? new SyncIncompleteError("status", behind)

@@ -16,6 +16,12 @@ export interface LeftBehind {
   readonly left: readonly { readonly path: string; readonly reason: string }[];
   /** Synced paths deleted here that a push of the whole cache did not delete remotely. */
   readonly localDeletions?: readonly string[];
+  /**
+   * Of `localDeletions`, those a directory of their name now stands at: a
+   * pull with `--restore-deleted` does not write over it. Given by a caller
+   * that can look at the cache.
+   */
+  readonly directoriesNow?: readonly string[];
   /** Files in the cache a push cannot publish (a symbolic link, a name no key may carry, an unreadable file). */
   readonly localOnly?: readonly { readonly path: string; readonly reason: string }[];
 }
@@ -36,6 +42,23 @@ export function listPaths(paths: readonly string[], shown = 5): string {
 }
 
 const listed = (paths: readonly string[]) => listPaths(paths);
+
+/**
+ * How to take local deletions back: a pull with `--restore-deleted`, once
+ * the directory of its name that stands at any of them is moved away.
+ */
+function restoreAdvice(deletions: readonly string[], directoriesNow: readonly string[]): string {
+  const dirs = deletions.filter((p) => directoriesNow.includes(p));
+  if (dirs.length === 0) {
+    return "to take the datastore's copies back, run `sluice pull --restore-deleted`";
+  }
+  if (dirs.length === deletions.length) {
+    return "each has a directory of its name here now, whose files that push publishes and which `sluice pull --restore-deleted` does not write over: to take the datastore's copy back, move the directory away first, then run `sluice pull --restore-deleted`";
+  }
+  return `to take the datastore's copies back, run \`sluice pull --restore-deleted\`, after moving away the directory of its name now at ${dirs.length} of them (${
+    listed(dirs)
+  }), which it does not write over`;
+}
 
 /**
  * A push or pull that finished but left work behind. It is not thrown by the
@@ -108,7 +131,9 @@ export class SyncIncompleteError extends SluiceError {
           op === "pull"
             ? "a pull keeps a deletion made here, as it keeps any local change"
             : "a push of the whole cache never deletes, so that a wiped or partial cache never empties the bucket"
-        }. To delete them there too, run \`sluice push <path>…\` naming them; to take the datastore's copies back, run \`sluice pull --restore-deleted\``,
+        }. To delete them there too, run \`sluice push <path>…\` naming them; ${
+          restoreAdvice(deletions, leftBehind.directoriesNow ?? [])
+        }`,
       );
     }
     if (localOnly.length) {

@@ -49,3 +49,34 @@ Deno.test("a push that left only the managed lockfile out names the transaction 
   assert.match(e.message, /`sluice lockfile retry` publishes it/);
   assert.doesNotMatch(e.message, /then the push again/);
 });
+
+Deno.test("local deletions: a path a directory of its name now holds is told to be moved away before the restore, not sent to a plain pull --restore-deleted", () => {
+  const plain = new SyncIncompleteError("push", { conflicts: [], left: [], localDeletions: ["a"] });
+  assert.match(
+    plain.message,
+    /to take the datastore's copies back, run `sluice pull --restore-deleted`\./,
+  );
+  const all = new SyncIncompleteError("push", {
+    conflicts: [],
+    left: [],
+    localDeletions: ["foo"],
+    directoriesNow: ["foo"],
+  });
+  assert.doesNotMatch(all.message, /to take the datastore's copies back, run `sluice pull/);
+  assert.match(all.message, /each has a directory of its name here now/);
+  assert.match(
+    all.message,
+    /move the directory away first, then run `sluice pull --restore-deleted`/,
+  );
+  assert.match(all.message, /`sluice push <path>…` naming them/);
+  const some = new SyncIncompleteError("pull", {
+    conflicts: [],
+    left: [],
+    localDeletions: ["a", "foo"],
+    directoriesNow: ["foo"],
+  });
+  assert.match(
+    some.message,
+    /run `sluice pull --restore-deleted`, after moving away the directory of its name now at 1 of them \(foo\)/,
+  );
+});
