@@ -271,7 +271,7 @@ export async function checkCacheDir(
   if (kind === "other") {
     throw new SluiceError(
       "invalid_config",
-      `--cache names ${dir}, which is a file, not a directory. Nothing was changed. Pass --cache the cache directory (or a new directory with --init).`,
+      `--cache names ${dir}, which is a file, not a directory. Nothing was changed. Pass --cache the cache directory; to start a new cache, give it a directory of its own: \`sluice pull --init --cache <new-dir> --store <store-url>\` (or \`sluice push --init --cache <new-dir> --store <store-url>\`, to publish the files already in that directory).`,
     );
   }
   const stateDir = findStateDir(dir);

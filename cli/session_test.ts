@@ -182,6 +182,21 @@ Deno.test("a --cache or file:// store that is a file is a configuration error na
   const cache = await sluice(["push", "--cache", file, "--store", w.url]);
   assert.equal(cache.code, 78, cache.err);
   assert.match(cache.err, /^error\[invalid_config\]: --cache names .*plain\.txt, which is a file/);
+  // The next step is named, and it works as named (on a datastore something was pushed to).
+  await w.write(w.cache("seed"), "f", "seeded");
+  assert.equal((await sluice(["push", "--cache", w.cache("seed"), "--store", w.url])).code, 0);
+  const next = cache.err.match(/`sluice (pull --init --cache <new-dir> --store <store-url>)`/);
+  assert.ok(next, cache.err);
+  const started = await sluice(
+    next[1].replace("<new-dir>", w.cache("fresh")).replace("<store-url>", w.url).split(" "),
+  );
+  assert.equal(started.code, 0, started.err);
+  assert.match(cache.err, /\(or `sluice push --init --cache <new-dir> --store <store-url>`,/);
+  await w.write(w.cache("own"), "g", "its own file");
+  const pushed = await sluice(
+    ["push", "--init", "--cache", w.cache("own"), "--store", w.url],
+  );
+  assert.equal(pushed.code, 0, pushed.err);
   const inside = await sluice(["push", "--init", "--cache", `${file}/sub`, "--store", w.url]);
   assert.equal(inside.code, 78, inside.err);
   assert.match(inside.err, /^error\[invalid_config\]: --cache names .*plain\.txt\/sub/);
