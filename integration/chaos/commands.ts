@@ -1214,13 +1214,23 @@ export function moveCommand(
         // A "merge" that left the file as mine is refused (not_merged); the
         // user, told so, publishes it with --mine, as the message says. A
         // --mine of a copy deleted by hand since is refused (not_found); the
-        // user takes theirs, as that message says.
+        // user takes theirs, as that message says. So too a --mine or
+        // --merged of a data version another writer published again with
+        // other bytes (version_exists, the conflict left open): it is never
+        // written over, and the refusal says --theirs settles it.
         const r = await resolveAsUser(env, svc, c, picked, how).catch(async (e) => {
           // A directory that replaced the file here (a reshape) is no file to
           // publish: theirs, as the refusal says.
           const dirHere = hasCode(e, "unsafe_path") && await directoryAt(svc, path);
           if ((hasCode(e, "not_found") || dirHere) && how === "mine") {
             return resolveAsUser(env, svc, c, picked, "theirs");
+          }
+          const open = svc.conflicts().find((x) => x.path === path);
+          if (
+            e instanceof ResolveRefusedError && hasCode(e, "version_exists") && open &&
+            /--theirs` to settle it/.test(e.message)
+          ) {
+            return resolveAsUser(env, svc, c, open, "theirs");
           }
           if (!hasCode(e, "not_merged")) throw e;
           return resolveAsUser(env, svc, c, picked, "mine");

@@ -3761,3 +3761,20 @@ Deno.test("chaos regression: a take-back of a cache's own committed version, cut
     '{"seed":199930188,"clones":5,"kinds":["api","api","core","api","api"],"oldClients":true,"ops":[{"id":31,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":32,"kind":"tick","n":37,"pick":1346943765},{"id":33,"kind":"vanish","file":0,"run":31,"whole":true},{"id":35,"kind":"sync","clone":4},{"id":37,"kind":"tick","n":6,"pick":654565773},{"id":39,"kind":"wait","ms":960000},{"id":40,"kind":"sync","clone":4},{"id":42,"kind":"crash","clone":4,"at":"answer","queued":true},{"id":43,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":44,"kind":"tick","n":38,"pick":1159149551},{"id":45,"kind":"delete","clone":4,"file":0,"how":"push","run":43},{"id":46,"kind":"tick","n":33,"pick":1902394858},{"id":48,"kind":"tick","n":33,"pick":1262136984},{"id":0,"kind":"outage","on":true},{"id":15,"kind":"tick","n":2,"pick":1855701037}]}',
   );
 });
+
+/**
+ * I1 (seed 199930196, `--put-back-lost-share 1`, shrunk; 5 clones, c1's
+ * clock 69 s behind): another tool deleted c0's version 1 of m0's `out`
+ * whole, and c1's run then published version 1 again with other bytes.
+ * c0's `resolve --merged` pulled first, which set c0's copy aside and
+ * brought in c1's, then wrote its merge over that; the library refused it
+ * (`version_exists`: a data version is never written over, `--theirs`
+ * settles it), and the checker left its merged bytes at the path, so c0 did
+ * not hold c1's acknowledged version after the final sync. The checker now
+ * takes theirs, as the refusal says.
+ */
+Deno.test("chaos regression: a --merged refused on a data version another writer published again is settled with --theirs, as the refusal says (I1, seed 199930196)", async () => {
+  await clean(
+    '{"seed":199930196,"clones":5,"kinds":["api","api","core-single-phase","api","api"],"skewMs":[0,-68846,0,0,0],"ops":[{"id":58,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":59,"kind":"tick","n":26,"pick":842126744},{"id":60,"kind":"vanish","file":0,"run":58,"whole":true},{"id":62,"kind":"sync","clone":4},{"id":64,"kind":"tick","n":6,"pick":644579873},{"id":66,"kind":"wait","ms":960000},{"id":67,"kind":"sync","clone":4},{"id":3,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":6,"kind":"tick","n":17,"pick":124796879},{"id":7,"kind":"tick","n":22,"pick":1106624465},{"id":22,"kind":"resolve","clone":0,"pick":0,"how":"merged"}]}',
+  );
+});
