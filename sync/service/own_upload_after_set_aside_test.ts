@@ -15,18 +15,49 @@ import { clone, isIndexKey, put, quick, read } from "./clone_kit.ts";
 
 const RAW = "data/acme/box/m3/state/1/raw";
 
-Deno.test("an own upload committed with its answer lost, at a path where a lost version's copy was set aside earlier, is taken back once the file is deleted here", async () => {
-  const base = new InMemoryStore();
-  // Once armed, the index write of a's push lands and its answer is lost.
-  let cutAnswer = false;
+/** A store over `base` whose next index write, once `cut()` arms it, lands and loses its answer. */
+function answerCutStore(base: InMemoryStore) {
+  let armed = false;
   const store = hookedStore(base, {
     after: (k) => {
-      if (cutAnswer && isIndexKey(k)) {
-        cutAnswer = false;
+      if (armed && isIndexKey(k)) {
+        armed = false;
         throw new UnreachableError("the answer was lost");
       }
     },
   });
+  return { store, cut: () => armed = true };
+}
+
+/**
+ * `a` writes RAW again and pushes, its commit landing with its answer lost;
+ * the file is then deleted here: the next push must take that own upload
+ * back, and no pull bring it back.
+ */
+async function takenBackOnceDeleted(
+  a: Awaited<ReturnType<typeof clone>>,
+  base: InMemoryStore,
+  cut: () => void,
+) {
+  await put(a, RAW, "a's second output");
+  cut();
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  assert.equal(base.peekText(RAW), "a's second output");
+  assert.ok((await readIndex(base, quick.retry))?.entries[RAW], "its commit landed");
+  // Deleted here: the push takes its own upload back.
+  await Deno.remove(`${a.cacheDir}/${RAW}`);
+  await a.markDirty({ relPath: RAW });
+  await a.pushChanged();
+  assert.equal(base.peekText(RAW), undefined, "a's own upload is still on the datastore");
+  assert.equal((await readIndex(base, quick.retry))?.entries[RAW], undefined, "and named");
+  await a.pullChanged();
+  assert.equal(await read(a, RAW), undefined, "the deletion here was undone by a pull");
+}
+
+Deno.test("an own upload committed with its answer lost, at a path where a lost version's copy was set aside earlier, is taken back once the file is deleted here", async () => {
+  const base = new InMemoryStore();
+  // Once armed, the index write of a's push lands and its answer is lost.
+  const { store, cut } = answerCutStore(base);
   const a = await clone(store, "a");
   const b = await clone(base, "b");
   // b publishes version 1 first; a's run of version 1 is refused, its copy set aside.
@@ -41,32 +72,12 @@ Deno.test("an own upload committed with its answer lost, at a path where a lost 
   await b.pushChanged();
   assert.equal(base.peekText(RAW), undefined);
   await a.pullChanged();
-  await put(a, RAW, "a's second output");
-  cutAnswer = true;
-  await assert.rejects(a.pushChanged(), /could not be reached/);
-  assert.equal(base.peekText(RAW), "a's second output");
-  assert.ok((await readIndex(base, quick.retry))?.entries[RAW], "its commit landed");
-  // Deleted here: the push takes its own upload back.
-  await Deno.remove(`${a.cacheDir}/${RAW}`);
-  await a.markDirty({ relPath: RAW });
-  await a.pushChanged();
-  assert.equal(base.peekText(RAW), undefined, "a's own upload is still on the datastore");
-  assert.equal((await readIndex(base, quick.retry))?.entries[RAW], undefined, "and named");
-  await a.pullChanged();
-  assert.equal(await read(a, RAW), undefined, "the deletion here was undone by a pull");
+  await takenBackOnceDeleted(a, base, cut);
 });
 
 Deno.test("an own upload committed with its answer lost, at a path whose earlier copy was set aside for an entry naming nothing (a put-back that might come), is taken back once the file is deleted here", async () => {
   const base = new InMemoryStore();
-  let cutAnswer = false;
-  const store = hookedStore(base, {
-    after: (k) => {
-      if (cutAnswer && isIndexKey(k)) {
-        cutAnswer = false;
-        throw new UnreachableError("the answer was lost");
-      }
-    },
-  });
+  const { store, cut } = answerCutStore(base);
   const a = await clone(store, "a");
   const b = await clone(base, "b");
   // b publishes version 1; its object is then deleted outside Sluice, the
@@ -86,17 +97,5 @@ Deno.test("an own upload committed with its answer lost, at a path whose earlier
   await (a.clock as FakeClock).advance(16 * 60_000);
   await a.pullChanged();
   assert.equal((await readIndex(base, quick.retry))?.entries[RAW], undefined, "the entry removed");
-  await put(a, RAW, "a's second output");
-  cutAnswer = true;
-  await assert.rejects(a.pushChanged(), /could not be reached/);
-  assert.equal(base.peekText(RAW), "a's second output");
-  assert.ok((await readIndex(base, quick.retry))?.entries[RAW], "its commit landed");
-  // Deleted here: the push takes its own upload back.
-  await Deno.remove(`${a.cacheDir}/${RAW}`);
-  await a.markDirty({ relPath: RAW });
-  await a.pushChanged();
-  assert.equal(base.peekText(RAW), undefined, "a's own upload is still on the datastore");
-  assert.equal((await readIndex(base, quick.retry))?.entries[RAW], undefined, "and named");
-  await a.pullChanged();
-  assert.equal(await read(a, RAW), undefined, "the deletion here was undone by a pull");
+  await takenBackOnceDeleted(a, base, cut);
 });
