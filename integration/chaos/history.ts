@@ -481,8 +481,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     ops,
     clones,
     new Rng(mixSeed(seed, 0x70626c73)),
-    // Off by default: see the README (seed 199930000, I7/I8, open).
-    options.putBackLostShare ?? 0,
+    options.putBackLostShare ?? 0.05,
   );
   insertLockfileRace(
     ops,

@@ -87,7 +87,7 @@ export interface GenerateOptions {
   readonly theirsBlockedShare?: number;
   /** Chance that a history with two clones or more starts with that resolution, the clone's own file written under the pulled directory and marked by the directory's name just before it (see {@link insertTheirsShape}, `under`); default 0.05. */
   readonly theirsUnderShare?: number;
-  /** Chance that a history with two clones or more starts with a run's version held back for a put-back that may come, written again by its clone past the grace, its commit's answer lost, and deleted here (see {@link insertPutBackLost}); default 0: on a v2 index it meets an open loss, I7/I8 (seed 199930000). */
+  /** Chance that a history with two clones or more starts with a run's version held back for a put-back that may come, written again by its clone past the grace, its commit's answer lost, and deleted here (see {@link insertPutBackLost}); default 0.05. */
   readonly putBackLostShare?: number;
   /** Chance that a history with two clones or more starts with a clone's lockfile change kept pending through an outage, a peer's published meanwhile, a pull here meeting both, then this clone's transaction (see {@link insertLockfileRace}); default 0.1. */
   readonly lockfileRaceShare?: number;
