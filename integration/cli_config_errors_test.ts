@@ -7,26 +7,11 @@
  * The CLI runs as a process so that the SDKs see only the environment given.
  */
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
+import { runCliEnv as cli } from "./cli_process.ts";
 import { S3Store } from "../packages/s3/store.ts";
 import { makeTempDir, missingBinaryError, removeTempDir } from "./servers/common.ts";
 import { fakeGcsBinary, ignoreFakeGcs, startFakeGcs } from "./servers/fake_gcs.ts";
 import { ignoreMinio, minioBinary, startMinio } from "./servers/minio.ts";
-
-const MAIN = fileURLToPath(new URL("../cli/main.ts", import.meta.url));
-
-async function cli(args: string[], env: Record<string, string>, cwd: string) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    cwd,
-    clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  return { code: out.code, out: text.decode(out.stdout), err: text.decode(out.stderr) };
-}
 
 /** The environment of a CLI process that signs for `minio`, with `home` as HOME. */
 function minioEnv(

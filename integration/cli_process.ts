@@ -42,6 +42,28 @@ export async function runCli(
   return { code: r.code, out: dec.decode(r.stdout), err: dec.decode(r.stderr) };
 }
 
+/**
+ * Runs `sluice <args>` in `cwd` with only `env` (and PATH) in its
+ * environment, so that the SDKs see nothing else. Returns the exit code,
+ * stdout and stderr.
+ */
+export async function runCliEnv(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ code: number; out: string; err: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}/cli/main.ts`, ...args],
+    cwd,
+    clearEnv: true,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder();
+  return { code: out.code, out: text.decode(out.stdout), err: text.decode(out.stderr) };
+}
+
 /** Writes `text` at `base/rel`, making the directories on the way. */
 export async function writeUnder(base: string, rel: string, text: string): Promise<void> {
   const file = `${base}/${rel}`;

@@ -7,24 +7,9 @@
  * the SDK reads the variable from the process environment.
  */
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
+import { runCliEnv as cli } from "./cli_process.ts";
 import { makeTempDir, missingBinaryError, removeTempDir } from "./servers/common.ts";
 import { fakeGcsBinary, ignoreFakeGcs, startFakeGcs } from "./servers/fake_gcs.ts";
-
-const MAIN = fileURLToPath(new URL("../cli/main.ts", import.meta.url));
-
-async function cli(args: string[], env: Record<string, string>, cwd: string) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN, ...args],
-    cwd,
-    clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  return { code: out.code, out: text.decode(out.stdout), err: text.decode(out.stderr) };
-}
 
 Deno.test({
   name: "GCS: the configured endpoint is used whatever STORAGE_EMULATOR_HOST says",
