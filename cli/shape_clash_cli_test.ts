@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { sluice, world } from "./cli_test_kit.ts";
+import { bothSynced, fooConflict, fooToDirectory } from "./shape_clash_kit.ts";
 
 Deno.test("pull of a path by name that a file here is in the way of: sync_incomplete (exit 2) naming it, not not_found", async () => {
   const w = await world();
@@ -58,30 +59,10 @@ Deno.test("push <name>, as a walk's hold-back advises, pushes that name alone: o
   }
 });
 
-/** Caches `a` and `b` over one store, both having synced `path` as `text` (then `a` may reshape it). */
-async function bothSynced(w: Awaited<ReturnType<typeof world>>, path: string, text: string) {
-  const a = w.cache("a");
-  const b = w.cache("b");
-  await w.write(a, path, text);
-  assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
-  assert.equal((await sluice(["pull", "--cache", b, "--store", w.url])).code, 0);
-  return { a, b };
-}
-
-/** `a` replaces the synced file `foo` by a directory of its name holding `foo/x`. */
-async function fooToDirectory(w: Awaited<ReturnType<typeof world>>, a: string) {
-  await Deno.remove(`${a}/foo`);
-  await w.write(a, "foo/x", "a file under a directory of its name");
-}
-
 Deno.test("after resolve --theirs of a file replaced here by a directory: the status lists the set-aside file to check, not to push, and the push tells the check", async () => {
   const w = await world();
   try {
-    const { a, b } = await bothSynced(w, "foo", "v1");
-    await fooToDirectory(w, a);
-    await w.write(b, "foo", "v2 from b");
-    assert.equal((await sluice(["push", "--cache", b])).code, 0);
-    assert.equal((await sluice(["push", "foo", "--cache", a])).code, 3, "a conflict");
+    const { a } = await fooConflict(w);
     const before = await sluice(["status", "--cache", a]);
     assert.match(before.out, /mine: {3}replaced here by a directory of that name/);
     const resolved = await sluice(["resolve", "foo", "--theirs", "--cache", a]);
@@ -172,11 +153,7 @@ Deno.test("resolve --theirs of an edit under a directory the datastore replaced 
 Deno.test("resolve --mine of a file replaced here by a directory, a peer's edit of it met: says the directory's files were published with the deletion", async () => {
   const w = await world();
   try {
-    const { a, b } = await bothSynced(w, "foo", "v1");
-    await fooToDirectory(w, a);
-    await w.write(b, "foo", "v2 from b");
-    assert.equal((await sluice(["push", "--cache", b])).code, 0);
-    assert.equal((await sluice(["push", "foo", "--cache", a])).code, 3, "a conflict");
+    const { a, b } = await fooConflict(w);
     const r = await sluice(["resolve", "foo", "--mine", "--cache", a]);
     assert.equal(r.code, 0, r.err);
     assert.match(
@@ -234,11 +211,7 @@ Deno.test("a synced file replaced here by a directory: status and push say so be
 Deno.test("the status names the directory a resolve --theirs set aside, not 'not a regular file', beside each file of it", async () => {
   const w = await world();
   try {
-    const { a, b } = await bothSynced(w, "foo", "v1");
-    await fooToDirectory(w, a);
-    await w.write(b, "foo", "v2 from b");
-    assert.equal((await sluice(["push", "--cache", b])).code, 0);
-    assert.equal((await sluice(["push", "foo", "--cache", a])).code, 3, "a conflict");
+    const { a } = await fooConflict(w);
     assert.equal((await sluice(["resolve", "foo", "--theirs", "--cache", a])).code, 0);
     const status = await sluice(["status", "--cache", a]);
     const line = status.out.split("\n").find((l) => /^ {2}foo\/x -> /.test(l));
