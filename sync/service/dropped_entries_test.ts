@@ -1,66 +1,22 @@
 import assert from "node:assert/strict";
-import { createSluice } from "../../sluice.ts";
 import { InMemoryStore, peerPull, peerPush, peerReadIndex } from "../../packages/testing/mod.ts";
 import type { WarningEvent } from "../events.ts";
-import type { SyncService } from "./service.ts";
 import { pullLeftBehind } from "./pull.ts";
 import { updateManagedLockfile } from "../locks/lockfile_txn.ts";
+import {
+  assertGoneEverywhere,
+  clone,
+  commit,
+  dropped,
+  enc,
+  FILES,
+  lockfileEntryDropped,
+  lost,
+  oldPullMeetsGone,
+  THEIRS,
+} from "./dropped_entries_kit.ts";
 
 const LOCKFILE = "config/upstream_extensions.json";
-
-const enc = (s: string) => new TextEncoder().encode(s);
-const FILES = {
-  "config/app.yaml": "a: 1\n",
-  "data/aws/ec2/m1/state/1/raw": "raw\n",
-  "outputs/aws/run/report.txt": "report\n",
-};
-const THEIRS = "files/theirs.txt";
-
-async function clone(store: InMemoryStore, name: string, dir?: string): Promise<SyncService> {
-  return await createSluice({
-    cacheDir: dir ?? await Deno.makeTempDir({ prefix: `sluice-dropped-${name}-` }),
-    store,
-    identity: { holder: `${name}@host`, hostname: "host", pid: 1 },
-    config: { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } },
-  });
-}
-
-/** Clone `a` pushes FILES inside an old client's read-modify-write, which drops them from the index. */
-async function dropped(): Promise<{ store: InMemoryStore; a: SyncService }> {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  for (const [p, t] of Object.entries(FILES)) await a.cache.write(p, enc(t));
-  await a.markDirty({ relPaths: Object.keys(FILES) });
-  await peerPush(store, { [THEIRS]: "theirs\n" }, {
-    afterRead: async () => {
-      assert.deepEqual((await a.pushChanged()).uploaded.sort(), Object.keys(FILES).sort());
-    },
-  });
-  assert.deepEqual(Object.keys(await peerReadIndex(store)), [THEIRS]);
-  return { store, a };
-}
-
-/** `config/app.yaml`, pushed by `a`, then dropped from the index or rolled back to an older version by an old client. */
-async function lost(
-  how: "dropped" | "rolled back",
-): Promise<{ store: InMemoryStore; a: SyncService; path: string }> {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const path = "config/app.yaml";
-  if (how === "rolled back") {
-    await a.cache.write(path, enc("one\n"));
-    await a.markDirty({ relPath: path });
-    await a.pushChanged();
-  }
-  await peerPush(store, { [THEIRS]: "theirs\n" }, {
-    afterRead: async () => {
-      await a.cache.write(path, enc("two\n"));
-      await a.markDirty({ relPath: path });
-      assert.deepEqual((await a.pushChanged()).uploaded, [path]);
-    },
-  });
-  return { store, a, path };
-}
 
 Deno.test("a pull keeps a synced file whose index entry another client dropped, and the next push publishes it again", async () => {
   const { store, a } = await dropped();
@@ -100,9 +56,7 @@ Deno.test("a pull still removes a file a peer deleted: its object is gone with i
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const b = await clone(store, "b");
-  await a.cache.write("config/app.yaml", enc("a: 1\n"));
-  await a.markDirty({ relPath: "config/app.yaml" });
-  await a.pushChanged();
+  await commit(a, "config/app.yaml", "a: 1\n");
   await b.pullChanged();
   await Deno.remove(`${b.cacheDir}/config/app.yaml`);
   await b.markDirty({ relPath: "config/app.yaml" });
@@ -172,9 +126,7 @@ Deno.test("a pull whose check of a vanished entry fails keeps what it fetched an
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const b = await clone(store, "b");
-  await b.cache.write("config/gone.yaml", enc("gone\n"));
-  await b.markDirty({ relPath: "config/gone.yaml" });
-  await b.pushChanged();
+  await commit(b, "config/gone.yaml", "gone\n");
   await a.pullChanged();
   await Deno.remove(`${b.cacheDir}/config/gone.yaml`);
   await b.cache.write("config/new.yaml", enc("new\n"));
@@ -193,18 +145,9 @@ Deno.test("an old client's pull that meets a missing object writes back the inde
   const store = new InMemoryStore();
   const a = await clone(store, "a");
   const b = await clone(store, "b");
-  await a.cache.write("notes/gone.txt", enc("soon gone\n"));
-  await a.markDirty({ relPath: "notes/gone.txt" });
-  await a.pushChanged();
-  // Another tool deletes that object; an old client's pull meets it missing.
-  await store.delete("notes/gone.txt");
-  const dropped = await peerPull(store, {
-    afterRead: async () => {
-      // b commits between that pull's read of the index and its write.
-      await b.cache.write("config/b.yaml", enc("b: 1\n"));
-      await b.markDirty({ relPath: "config/b.yaml" });
-      assert.deepEqual((await b.pushChanged()).uploaded, ["config/b.yaml"]);
-    },
+  const dropped = await oldPullMeetsGone(store, a, async () => {
+    // b commits between that pull's read of the index and its write.
+    assert.deepEqual((await commit(b, "config/b.yaml", "b: 1\n")).uploaded, ["config/b.yaml"]);
   });
   assert.deepEqual(dropped, ["notes/gone.txt"]);
   assert.equal((await peerReadIndex(store))["config/b.yaml"], undefined, "b's commit dropped");
@@ -215,25 +158,6 @@ Deno.test("an old client's pull that meets a missing object writes back the inde
   await b.pushChanged();
   assert.ok((await peerReadIndex(store))["config/b.yaml"], "named again");
 });
-
-/**
- * Clone `a` whose lockfile transaction an old client's pull dropped from the
- * index: that pull met another object missing and wrote back the index it
- * had read before the transaction's commit.
- */
-async function lockfileEntryDropped(store: InMemoryStore): Promise<SyncService> {
-  const a = await clone(store, "a");
-  await a.cache.write("notes/gone.txt", enc("soon gone\n"));
-  await a.markDirty({ relPath: "notes/gone.txt" });
-  await a.pushChanged();
-  await store.delete("notes/gone.txt"); // another tool's: an old client's pull meets it missing
-  await peerPull(store, {
-    afterRead: async () => {
-      await updateManagedLockfile(a, { set: { "@acme/x": { version: "1.0.0" } } });
-    },
-  });
-  return a;
-}
 
 Deno.test("the managed lockfile's entry an old client's pull dropped is named again by its writer's next pull and push, nothing uploaded", async () => {
   const store = new InMemoryStore();
@@ -369,14 +293,7 @@ Deno.test("a file deleted here whose index entry another client dropped: the pul
     assert.equal(a.state.synced(path)?.version, version, "kept by the next pull");
     await a.markDirty({ relPath: path });
     assert.deepEqual((await a.pushChanged()).deleted, [path], "a push of its name");
-    assert.equal(store.peek(path), undefined, "nothing left on the store that no index names");
-    assert.equal((await peerReadIndex(store))[path], undefined);
-    assert.deepEqual(a.state.dirtyPaths(), []);
-    assert.equal(a.state.synced(path), undefined);
-    const b = await clone(store, "b");
-    const fresh = await b.pullChanged();
-    assert.deepEqual(fresh.uncommitted, []);
-    await assert.rejects(Deno.lstat(`${b.cacheDir}/${path}`), Deno.errors.NotFound);
+    await assertGoneEverywhere(store, a, path);
   });
   await t.step("the deletion marked dirty", async () => {
     const { store, a, path } = await lost("dropped");
@@ -387,14 +304,7 @@ Deno.test("a file deleted here whose index entry another client dropped: the pul
     assert.deepEqual(pulled.removed, []);
     assert.deepEqual(pulled.droppedHere, []);
     await a.pushChanged();
-    assert.equal(store.peek(path), undefined, "nothing left on the store that no index names");
-    assert.equal((await peerReadIndex(store))[path], undefined);
-    assert.deepEqual(a.state.dirtyPaths(), []);
-    assert.equal(a.state.synced(path), undefined);
-    const b = await clone(store, "b");
-    const fresh = await b.pullChanged();
-    assert.deepEqual(fresh.uncommitted, []);
-    await assert.rejects(Deno.lstat(`${b.cacheDir}/${path}`), Deno.errors.NotFound);
+    await assertGoneEverywhere(store, a, path);
   });
 });
 
