@@ -83,6 +83,9 @@ export { formatHistory, formatOp, parseHistory } from "./history_format.ts";
  */
 export function generateHistory(seed: number, options: GenerateOptions = {}): History {
   const rng = new Rng(seed);
+  // A generator of its own, by its tag, for each move inserted later, so
+  // that the operations drawn before it stay as they were.
+  const own = (tag: number) => new Rng(mixSeed(seed, tag));
   const weights = options.weights ? { ...WEIGHTS, ...options.weights } : WEIGHTS;
   const clones = rng.range(options.minClones ?? 2, options.maxClones ?? 5);
   const length = rng.range(options.minOps ?? 15, options.maxOps ?? 45);
@@ -309,7 +312,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     }
   }
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
-  const oldRng = new Rng(mixSeed(seed, 0x6f6c6421));
+  const oldRng = own(0x6f6c6421);
   const oldClients = oldRng.chance(options.oldShare ?? 0.25);
   let etag = false;
   if (oldClients) {
@@ -318,26 +321,26 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     for (let i = ops.length - 1; i >= 0; i--) if (ops[i].kind === "stall") ops.splice(i, 1);
     insertOldPushes(ops, clones, oldRng);
     // From a generator of their own: the pushes above stay as they were.
-    insertOldPulls(ops, clones, new Rng(mixSeed(seed, 0x6f6c7050)));
+    insertOldPulls(ops, clones, own(0x6f6c7050));
     // From a generator of their own: the operations above stay as they were.
-    const etagRng = new Rng(mixSeed(seed, 0x65746167));
+    const etagRng = own(0x65746167);
     etag = etagRng.chance(options.etagShare ?? 0.5);
     if (etag) insertOldSame(ops, clones, etagRng);
   } else {
-    insertStalls(ops, clones, new Rng(mixSeed(seed, 0x7374616c)), options.stallShare ?? 0.35, !v2);
+    insertStalls(ops, clones, own(0x7374616c), options.stallShare ?? 0.35, !v2);
     const moveShare = (options.stallShare ?? 0.35) / 3;
-    insertMoveStall(ops, clones, new Rng(mixSeed(seed, 0x6d6f7665)), moveShare, !v2);
+    insertMoveStall(ops, clones, own(0x6d6f7665), moveShare, !v2);
   }
   // Last, from a generator of their own: the operations above stay as they were.
-  insertReshapes(ops, clones, new Rng(mixSeed(seed, 0x72736870)), options.reshapeShare ?? 0.2);
+  insertReshapes(ops, clones, own(0x72736870), options.reshapeShare ?? 0.2);
   // From a generator of their own: the operations above stay as they were.
   // Before another tool's first writes, which must come first of all.
   if (!oldClients) {
-    insertVanish(ops, clones, new Rng(mixSeed(seed, 0x76616e69)), options.vanishShare ?? 0.2);
+    insertVanish(ops, clones, own(0x76616e69), options.vanishShare ?? 0.2);
   }
   // Last, from a generator of their own: the operations above stay as they were.
   if (!v2 && !oldClients) {
-    insertForeign(ops, clones, new Rng(mixSeed(seed, 0x666f7267)), options.foreignShare ?? 0.25);
+    insertForeign(ops, clones, own(0x666f7267), options.foreignShare ?? 0.25);
   }
   // From a generator of their own: the operations above stay as they were.
   markStreamed(ops, seed, options.streamedShare ?? 0.3);
@@ -345,42 +348,22 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   markStructural(ops, seed, options.structuralShare ?? 0.3);
   markRewrites(ops, seed, options.rewriteShare ?? 0.4);
   markBlinds(ops, seed, options.blindShare ?? 0.4);
-  insertUnwritten(ops, clones, new Rng(mixSeed(seed, 0x756e7772)), options.unwrittenShare ?? 0.25);
-  insertSiblings(
-    ops,
-    clones,
-    new Rng(mixSeed(seed, 0x73696273)),
-    options.sharedCacheShare ?? 0.1,
-  );
+  insertUnwritten(ops, clones, own(0x756e7772), options.unwrittenShare ?? 0.25);
+  insertSiblings(ops, clones, own(0x73696273), options.sharedCacheShare ?? 0.1);
   // From a generator of their own: the operations above stay as they were.
-  insertCopies(ops, clones, new Rng(mixSeed(seed, 0x636f7079)), options.copyShare ?? 0.1);
+  insertCopies(ops, clones, own(0x636f7079), options.copyShare ?? 0.1);
   // From a generator of their own: the operations above stay as they were.
-  insertOwnLost(ops, clones, new Rng(mixSeed(seed, 0x6f776e6c)), options.ownLostShare ?? 0.1);
+  insertOwnLost(ops, clones, own(0x6f776e6c), options.ownLostShare ?? 0.1);
   // From a generator of their own: the operations above stay as they were.
-  insertOwnWithdrawn(
-    ops,
-    clones,
-    new Rng(mixSeed(seed, 0x6f776477)),
-    options.ownWithdrawnShare ?? 0.1,
-  );
+  insertOwnWithdrawn(ops, clones, own(0x6f776477), options.ownWithdrawnShare ?? 0.1);
   // From a generator of its own: the operations above stay as they were.
   if (oldClients) {
-    insertOldWindow(
-      ops,
-      clones,
-      new Rng(mixSeed(seed, 0x6f6c6477)),
-      options.oldWindowShare ?? 0.2,
-    );
+    insertOldWindow(ops, clones, own(0x6f6c6477), options.oldWindowShare ?? 0.2);
   }
   // From a generator of their own: the operations above stay as they were.
-  insertMarkerRaces(
-    ops,
-    clones,
-    new Rng(mixSeed(seed, 0x6d6b7263)),
-    options.markerRaceShare ?? 0.5,
-  );
+  insertMarkerRaces(ops, clones, own(0x6d6b7263), options.markerRaceShare ?? 0.5);
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
-  const kindRng = new Rng(mixSeed(seed, 0x636f7265));
+  const kindRng = own(0x636f7265);
   const share = options.coreShare ?? 0.4;
   const kinds = Array.from({ length: clones }, (): ClientKind => {
     const r = kindRng.next();
@@ -390,43 +373,20 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   markSiblingStructural(ops, seed, kinds, options.structuralShare ?? 0.3);
   // From a generator of its own: the operations above stay as they were.
   if (!oldClients) {
-    insertLockless(ops, kinds, new Rng(mixSeed(seed, 0x6c6b6c73)), options.locklessShare ?? 0.1);
+    insertLockless(ops, kinds, own(0x6c6b6c73), options.locklessShare ?? 0.1);
   }
   // From a generator of its own: the operations above stay as they were.
-  insertTornLogs(ops, clones, new Rng(mixSeed(seed, 0x746f726e)), options.tornLogShare ?? 0.1);
+  insertTornLogs(ops, clones, own(0x746f726e), options.tornLogShare ?? 0.1);
   // From a generator of its own: the operations above stay as they were.
-  insertDamagedLogs(
-    ops,
-    clones,
-    new Rng(mixSeed(seed, 0x646d6764)),
-    options.damagedLogShare ?? 0.1,
-  );
+  insertDamagedLogs(ops, clones, own(0x646d6764), options.damagedLogShare ?? 0.1);
   // From a generator of its own: the operations above stay as they were.
-  insertDamagedLogs(
-    ops,
-    clones,
-    new Rng(mixSeed(seed, 0x646d6f70)),
-    options.damagedOpenShare ?? 0.1,
-    "open",
-  );
+  insertDamagedLogs(ops, clones, own(0x646d6f70), options.damagedOpenShare ?? 0.1, "open");
   // From a generator of its own: the operations above stay as they were.
-  insertDamagedLogs(
-    ops,
-    clones,
-    new Rng(mixSeed(seed, 0x73766372)),
-    options.saveCrashShare ?? 0.1,
-    "dies",
-  );
+  insertDamagedLogs(ops, clones, own(0x73766372), options.saveCrashShare ?? 0.1, "dies");
   // From a generator of its own: the operations above stay as they were.
-  insertDamagedLogs(
-    ops,
-    clones,
-    new Rng(mixSeed(seed, 0x6c676673)),
-    options.logFailShare ?? 0.1,
-    "fails",
-  );
+  insertDamagedLogs(ops, clones, own(0x6c676673), options.logFailShare ?? 0.1, "fails");
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
-  const skewRng = new Rng(mixSeed(seed, 0x736b6577));
+  const skewRng = own(0x736b6577);
   let skewMs: number[] | undefined;
   if (skewRng.chance(options.skewShare ?? 0.2)) {
     const [lo, hi] = SKEW_RANGE_MS;
@@ -434,67 +394,38 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     skewMs[skewRng.int(clones)] = (skewRng.chance(0.5) ? 1 : -1) * (lo + skewRng.int(hi - lo));
   }
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
-  const indexFirst = new Rng(mixSeed(seed, 0x69647866)).chance(options.indexFirstShare ?? 0.3);
+  const indexFirst = own(0x69647866).chance(options.indexFirstShare ?? 0.3);
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
-  const checkedDeletes = new Rng(mixSeed(seed, 0x63686b64)).chance(
-    options.checkedDeleteShare ?? 0.15,
-  );
+  const checkedDeletes = own(0x63686b64).chance(options.checkedDeleteShare ?? 0.15);
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
-  const reusedLocks = new Rng(mixSeed(seed, 0x72756c6b)).chance(options.reusedLockShare ?? 0.3);
+  const reusedLocks = own(0x72756c6b).chance(options.reusedLockShare ?? 0.3);
   // Drawn from a generator of their own, so that the operations of a seed stay as they were.
-  const setAsideRng = new Rng(mixSeed(seed, 0x73616664));
+  const setAsideRng = own(0x73616664);
   const setAsideFlaky = setAsideRng.chance(options.setAsideFlakyShare ?? 0.2);
   if (setAsideFlaky) insertSetAsideRerun(ops, clones, setAsideRng);
   // From a generator of its own: the operations above stay as they were.
-  insertBlips(ops, clones, new Rng(mixSeed(seed, 0x626c6970)), options.blipShare ?? 0.1);
+  insertBlips(ops, clones, own(0x626c6970), options.blipShare ?? 0.1);
   // From a generator of its own: the operations above stay as they were.
-  insertTheirsShape(
-    ops,
-    clones,
-    new Rng(mixSeed(seed, 0x74687368)),
-    options.theirsShapeShare ?? 0.1,
-  );
+  insertTheirsShape(ops, clones, own(0x74687368), options.theirsShapeShare ?? 0.1);
   // From generators of their own: the operations above stay as they were.
   if (oldClients && !v2) {
-    insertDroppedDeletion(
-      ops,
-      clones,
-      new Rng(mixSeed(seed, 0x64726f70)),
-      options.droppedDeletionShare ?? 0.05,
-    );
+    insertDroppedDeletion(ops, clones, own(0x64726f70), options.droppedDeletionShare ?? 0.05);
   }
-  insertTheirsShape(
-    ops,
-    clones,
-    new Rng(mixSeed(seed, 0x7468626b)),
-    options.theirsBlockedShare ?? 0.05,
-    "blocked",
-  );
-  insertTheirsShape(
-    ops,
-    clones,
-    new Rng(mixSeed(seed, 0x7468756e)),
-    options.theirsUnderShare ?? 0.05,
-    "under",
-  );
+  insertTheirsShape(ops, clones, own(0x7468626b), options.theirsBlockedShare ?? 0.05, "blocked");
+  insertTheirsShape(ops, clones, own(0x7468756e), options.theirsUnderShare ?? 0.05, "under");
   insertPutBackLost(
     ops,
     clones,
-    new Rng(mixSeed(seed, 0x70626c73)),
+    own(0x70626c73),
     options.putBackLostShare ?? 0.05,
   );
-  insertLockfileRace(
-    ops,
-    clones,
-    new Rng(mixSeed(seed, 0x6c6b7263)),
-    options.lockfileRaceShare ?? 0.1,
-  );
+  insertLockfileRace(ops, clones, own(0x6c6b7263), options.lockfileRaceShare ?? 0.1);
   // From a generator of its own: the operations above stay as they were.
   insertLostMarkerWindow(
     ops,
     kinds,
     oldClients,
-    new Rng(mixSeed(seed, 0x6c6d6b77)),
+    own(0x6c6d6b77),
     options.lostMarkerWindowShare ?? 0.1,
   );
   return {
