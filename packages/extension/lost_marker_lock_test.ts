@@ -11,41 +11,19 @@
  * the version the upload replaced, which the store no longer holds.
  */
 import assert from "node:assert/strict";
-import { createSluice } from "../../sluice.ts";
-import { FakeClock, InMemoryStore, peerPush, peerReadIndex, waitFor } from "../testing/mod.ts";
-import { storeLockBackend } from "../../sync/locks/lock_engine.ts";
+import { peerPush, peerReadIndex, waitFor } from "../testing/mod.ts";
 import { VersionConflictError } from "../../sync/errors.ts";
 import { assertIndexCurrent } from "../../sync/service/clone_kit.ts";
-import { defineStoreDatastore } from "./store_datastore.ts";
-import { envFrom } from "./env.ts";
+import { GLOBAL, oldClientsTool } from "./old_clients_kit.ts";
 
-const GLOBAL = ".datastore.lock";
 const THEIRS = "files/theirs.txt";
 const D = "data/t/m/out";
 const MARKER = `${D}/latest`;
 
 async function setup() {
-  const clock = new FakeClock();
-  const store = new InMemoryStore({ clock });
-  const ds = defineStoreDatastore({
-    store,
-    createService: createSluice,
-    env: envFrom({}),
-    clock,
-    identity: { holder: "core@host", hostname: "host", pid: 1 },
-    warn: () => {},
-  });
-  const config = {
-    bucket: "mem",
-    oldClients: true,
-    lock: { backend: "store", ttlMs: 30_000, retryDelayMs: 50, maxWaitMs: 10_000 },
-  };
-  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-lost-marker-" });
-  const svc = ds.createProvider(config).createSyncService("/repo", cache);
-  const oldClientLock = storeLockBackend(store, { clock }).createLock(
-    GLOBAL,
-    { holder: "old-client@other", hostname: "other", pid: 2 },
-    { retryDelayMs: 50, maxWaitMs: 10_000 },
+  const { store, clock, svc, oldClientLock, cache } = await oldClientsTool(
+    true,
+    "sluice-ext-lost-marker-",
   );
   const write = async (rel: string, text: string) => {
     await Deno.mkdir(`${cache}/${rel.slice(0, rel.lastIndexOf("/"))}`, { recursive: true });

@@ -4,45 +4,18 @@
  * tool's own hold of it goes on as before.
  */
 import assert from "node:assert/strict";
-import { createSluice } from "../../sluice.ts";
-import { FakeClock, InMemoryStore, peerPush, peerReadIndex, waitFor } from "../testing/mod.ts";
-import { storeLockBackend } from "../../sync/locks/lock_engine.ts";
-import { defineStoreDatastore } from "./store_datastore.ts";
-import { envFrom } from "./env.ts";
+import { peerPush, peerReadIndex, waitFor } from "../testing/mod.ts";
+import { GLOBAL, oldClientsTool } from "./old_clients_kit.ts";
 
-const GLOBAL = ".datastore.lock";
 const MINE = "config/mine.yaml";
 const THEIRS = "files/theirs.txt";
 
 async function setup(oldClients: boolean) {
-  const lines: string[] = [];
-  const clock = new FakeClock();
-  const store = new InMemoryStore({ clock });
-  const ds = defineStoreDatastore({
-    store,
-    createService: createSluice,
-    env: envFrom({}),
-    clock,
-    identity: { holder: "core@host", hostname: "host", pid: 1 },
-    warn: (l) => lines.push(l),
-  });
-  const config = {
-    bucket: "mem",
-    oldClients,
-    lock: { backend: "store", ttlMs: 30_000, retryDelayMs: 50, maxWaitMs: 10_000 },
-  };
-  const provider = () => ds.createProvider(config);
-  const cache = await Deno.makeTempDir({ prefix: "sluice-ext-old-" });
-  const svc = provider().createSyncService("/repo", cache);
-  await Deno.mkdir(`${cache}/config`);
-  await Deno.writeTextFile(`${cache}/${MINE}`, "mine\n");
-  await svc.markDirty({ relPath: MINE });
-  const oldClientLock = storeLockBackend(store, { clock }).createLock(
-    GLOBAL,
-    { holder: "old-client@other", hostname: "other", pid: 2 },
-    { retryDelayMs: 50, maxWaitMs: 10_000 },
-  );
-  return { store, clock, svc, provider, oldClientLock, cache, lines };
+  const s = await oldClientsTool(oldClients, "sluice-ext-old-");
+  await Deno.mkdir(`${s.cache}/config`);
+  await Deno.writeTextFile(`${s.cache}/${MINE}`, "mine\n");
+  await s.svc.markDirty({ relPath: MINE });
+  return s;
 }
 
 Deno.test("extension, oldClients: a push without the tool's global lock waits out an old client's index rewrite; both stay named", async () => {

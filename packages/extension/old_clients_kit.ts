@@ -1,0 +1,50 @@
+/**
+ * A test kit: the extension over an in-memory store and a fake clock, with
+ * or without `oldClients`, a sync service in a new cache, and an old
+ * client's hold of the global lock, for tests of the tool beside old
+ * clients.
+ *
+ * @module
+ */
+import { createSluice } from "../../sluice.ts";
+import { FakeClock, InMemoryStore } from "../testing/mod.ts";
+import { storeLockBackend } from "../../sync/locks/lock_engine.ts";
+import { defineStoreDatastore } from "./store_datastore.ts";
+import { envFrom } from "./env.ts";
+
+/** The key of the global lock old clients take. */
+export const GLOBAL = ".datastore.lock";
+
+/**
+ * The extension's provider (`provider()`, a new one each call) over a new
+ * in-memory store, with `oldClients` as given; its sync service `svc` in a
+ * new cache directory named with `prefix`; `oldClientLock`, the global lock
+ * as an old client takes it; and `lines`, what the extension warned.
+ */
+export async function oldClientsTool(oldClients: boolean, prefix: string) {
+  const lines: string[] = [];
+  const clock = new FakeClock();
+  const store = new InMemoryStore({ clock });
+  const ds = defineStoreDatastore({
+    store,
+    createService: createSluice,
+    env: envFrom({}),
+    clock,
+    identity: { holder: "core@host", hostname: "host", pid: 1 },
+    warn: (l) => lines.push(l),
+  });
+  const config = {
+    bucket: "mem",
+    oldClients,
+    lock: { backend: "store", ttlMs: 30_000, retryDelayMs: 50, maxWaitMs: 10_000 },
+  };
+  const provider = () => ds.createProvider(config);
+  const cache = await Deno.makeTempDir({ prefix });
+  const svc = provider().createSyncService("/repo", cache);
+  const oldClientLock = storeLockBackend(store, { clock }).createLock(
+    GLOBAL,
+    { holder: "old-client@other", hostname: "other", pid: 2 },
+    { retryDelayMs: 50, maxWaitMs: 10_000 },
+  );
+  return { store, clock, svc, provider, oldClientLock, cache, lines };
+}
