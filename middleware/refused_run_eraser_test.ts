@@ -5,6 +5,20 @@ import {
   refusedRunEraser,
   refusedRunEraserEntry,
 } from "./refused_run_eraser.ts";
+import {
+  arranged,
+  arrangedUploaded,
+  DATA,
+  enc,
+  heldWithCreatedMarker,
+  KEY,
+  lost,
+  MARKER,
+  run,
+  runRefused,
+  V1,
+  V2,
+} from "./refused_run_eraser_kit.ts";
 import { lockFenceEntry } from "./lock_fence.ts";
 import { PATH_CLASSIFIER, pathClassifier } from "./path_classifier.ts";
 import { createOnlyWriterEntry } from "./create_only_writer.ts";
@@ -38,44 +52,11 @@ import { createSyncService, type SyncService } from "../sync/service/service.ts"
 import { walkFiles } from "../sync/transfer/cache.ts";
 import { DANGLING_GRACE_MS } from "../sync/service/dangling_entries.ts";
 
-const enc = (s: string) => new TextEncoder().encode(s);
-const KEY = "data/t/m/.lock";
-const DATA = "data/t/m/d";
-const V1 = `${DATA}/1`;
-const V2 = `${DATA}/2`;
-const MARKER = `${DATA}/latest`;
 /** Moves `svc`'s fake clock past the grace a pull gives a dangling index entry. */
 const pastGrace = (svc: SyncService) =>
   (svc.clock as FakeClock).set(svc.clock.now() + DANGLING_GRACE_MS);
-const lost = () => new ModelLockLostError([{ key: KEY, newHolder: "b@host (pid 2)" }]);
 
 // --- the gate alone, on a mock context ---
-
-/** A cache holding synced version 1 and marker "1", and a run that wrote version 2. */
-async function arranged(options: { written?: string[]; preexisting?: Set<string> } = {}) {
-  const m = await mockPushContext({
-    written: options.written ?? [V2],
-    preexisting: options.preexisting ?? new Set([V1]),
-  });
-  const synced = async (path: string, text: string) => {
-    await m.cache.write(path, enc(text));
-    await m.state.recordSynced(path, { hash: await sha256Hex(enc(text)), version: "r1", size: 1 });
-  };
-  await synced(`${V1}/raw`, "first");
-  await synced(MARKER, "1");
-  await m.cache.write(`${V2}/raw`, enc("A's data"));
-  await m.cache.write(MARKER, enc("2"));
-  await m.state.markDirty(`${V2}/raw`);
-  await m.state.markDirty(MARKER);
-  m.ctx.plan.push(
-    planEntry(`${V2}/raw`, { class: "data-version" }),
-    planEntry(MARKER, { class: "latest-marker", commit: true, syncedVersion: "r1" }),
-  );
-  return m;
-}
-
-const run = (m: { ctx: PushContext }, impl: () => void = () => {}) =>
-  refusedRunEraser()(m.ctx, spyNext(impl)).then(() => undefined, (e) => e);
 
 Deno.test("a push that is not refused passes through untouched", async () => {
   const m = await arranged();
@@ -90,9 +71,7 @@ Deno.test("a push that is not refused passes through untouched", async () => {
 
 Deno.test("a refusal erases exactly the run's versions, recomputes the marker and refreshes", async () => {
   const m = await arranged();
-  const err = await run(m, () => {
-    throw lost();
-  });
+  const err = await runRefused(m);
   assert.ok(err instanceof ModelLockLostError);
   assert.deepEqual(err.discarded, [V2]);
   assert.equal(await m.cache.read(`${V2}/raw`), null);
@@ -111,22 +90,14 @@ Deno.test("a marker with no version left is removed; one naming an unpushed vers
   await m.cache.write(MARKER, enc("1"));
   await m.state.markDirty(`${V1}/raw`);
   await m.state.markDirty(MARKER);
-  assert.ok(
-    await run(m, () => {
-      throw lost();
-    }) instanceof ModelLockLostError,
-  );
+  assert.ok((await runRefused(m)) instanceof ModelLockLostError);
   assert.equal(await m.cache.read(MARKER), null);
   assert.deepEqual(m.state.dirtyPaths(), []);
 
   const n = await arranged({ written: [`${DATA}/3`], preexisting: new Set([V1, V2]) });
   await n.cache.write(`${DATA}/3/raw`, enc("run 3"));
   await n.cache.write(MARKER, enc("3"));
-  assert.ok(
-    await run(n, () => {
-      throw lost();
-    }) instanceof ModelLockLostError,
-  );
+  assert.ok((await runRefused(n)) instanceof ModelLockLostError);
   assert.equal(new TextDecoder().decode((await n.cache.read(MARKER))!), "2");
   assert.deepEqual(n.state.dirtyPaths(), [`${V2}/raw`, MARKER]); // the earlier run still pushes
 });
@@ -138,9 +109,7 @@ Deno.test("a failed refresh is a warning and never replaces the refusal", async 
   });
   await m.cache.write(`${V2}/raw`, enc("A"));
   await m.state.markDirty(`${V2}/raw`);
-  const err = await run(m, () => {
-    throw lost();
-  });
+  const err = await runRefused(m);
   assert.ok(err instanceof ModelLockLostError);
   assert.equal(m.warnings.length, 1);
   assert.equal(m.warnings[0].code, "refresh_failed");
@@ -156,9 +125,7 @@ Deno.test("a version that cannot be attributed is never deleted: erasure_refused
   ];
   for (const c of cases) {
     const m = await arranged(c);
-    const err = await run(m, () => {
-      throw lost();
-    });
+    const err = await runRefused(m);
     assert.ok(err instanceof ErasureRefusedError, c.why.source);
     assert.equal(err.code, "erasure_refused");
     assert.equal(err.exitCode, 1);
@@ -204,42 +171,9 @@ Deno.test("a refusal of two steps' flush holds only the model whose version cann
   assert.deepEqual(journal.held.map((h) => h.dirs), [[`${other}/1`]]);
 });
 
-/**
- * A held run (version 1 holds a file its push's first pass committed) whose
- * second pass was refused, after the first had created the `latest` marker
- * and held it back: its version files and that marker, uploaded, none named.
- */
-async function heldWithCreatedMarker() {
-  const m = await mockPushContext({ written: [V1], preexisting: new Set() });
-  const store = m.store as InMemoryStore;
-  await m.cache.write(`${V1}/raw`, enc("first"));
-  await m.state.recordSynced(`${V1}/raw`, {
-    hash: await sha256Hex(enc("first")),
-    version: "r1",
-    size: 5,
-  });
-  await m.cache.write(`${V1}/metadata.yaml`, enc("meta"));
-  await m.cache.write(MARKER, enc("1"));
-  await m.state.markDirty(`${V1}/metadata.yaml`);
-  await m.state.markDirty(MARKER);
-  m.ctx.plan.push(
-    planEntry(`${V1}/metadata.yaml`, { class: "data-version" }),
-    planEntry(MARKER, { class: "latest-marker", commit: true }),
-  );
-  const meta = await store.put(`${V1}/metadata.yaml`, enc("meta"), PutModes.create);
-  const marker = await store.put(MARKER, enc("1"), PutModes.create);
-  m.ctx.uploaded.push(
-    { path: `${V1}/metadata.yaml`, info: meta, created: true, outcome: "written" },
-    { path: MARKER, info: marker, created: true, outcome: "written" },
-  );
-  return { m, store, meta };
-}
-
 Deno.test("a held run's latest marker its push created is deleted at the refusal; its version files stay, and the cache keeps both, held", async () => {
   const { m, store, meta } = await heldWithCreatedMarker();
-  const err = await run(m, () => {
-    throw lost();
-  });
+  const err = await runRefused(m);
   assert.ok(err instanceof ErasureRefusedError);
   assert.match(err.message, /already synced with the datastore/);
   assert.equal(store.peek(MARKER), undefined, "no object named by no index is left at the marker");
@@ -257,11 +191,7 @@ Deno.test("a held run's latest marker its push created is deleted at the refusal
 Deno.test("a held run's created marker that cannot be deleted yet stays journaled and the next push deletes it; a peer's object there is kept", async () => {
   const { m, store } = await heldWithCreatedMarker();
   store.unreachable = true;
-  assert.ok(
-    await run(m, () => {
-      throw lost();
-    }) instanceof ErasureRefusedError,
-  );
+  assert.ok((await runRefused(m)) instanceof ErasureRefusedError);
   assert.ok(m.warnings.some((w) => w.code === "erasure_pending"));
   assert.deepEqual((await readErasureJournal(m.cache)).uploads.map((u) => u.path), [MARKER]);
   store.heal();
@@ -274,11 +204,7 @@ Deno.test("a held run's created marker that cannot be deleted yet stays journale
 
   const peer = await heldWithCreatedMarker();
   peer.store.seed(MARKER, "2"); // a peer's marker write since
-  assert.ok(
-    await run(peer.m, () => {
-      throw lost();
-    }) instanceof ErasureRefusedError,
-  );
+  assert.ok((await runRefused(peer.m)) instanceof ErasureRefusedError);
   assert.equal(peer.store.peekText(MARKER), "2");
 });
 
@@ -295,27 +221,16 @@ Deno.test("objects the push uploaded are deleted while still its own; a peer's a
     { path: `${V2}/metadata.yaml`, info: meta, created: true, outcome: "written" },
     { path: `${V2}/extra`, info: identical, created: false, outcome: "identical" }, // found equal bytes
   );
-  assert.ok(
-    await run(m, () => {
-      throw lost();
-    }) instanceof ModelLockLostError,
-  );
+  assert.ok((await runRefused(m)) instanceof ModelLockLostError);
   assert.equal(store.peek(`${V2}/raw`), undefined);
   assert.equal(store.peekText(`${V2}/metadata.yaml`), "peer");
   assert.equal(store.peekText(`${V2}/extra`), "same bytes");
 });
 
 Deno.test("a remote deletion that fails stays journaled and the next push completes it", async () => {
-  const m = await arranged();
-  const store = m.store as InMemoryStore;
-  const ours = await store.put(`${V2}/raw`, enc("A's data"), PutModes.overwrite);
-  m.ctx.uploaded.push({ path: `${V2}/raw`, info: ours, created: true, outcome: "written" });
+  const { m, store } = await arrangedUploaded();
   store.unreachable = true;
-  assert.ok(
-    await run(m, () => {
-      throw lost();
-    }) instanceof ModelLockLostError,
-  );
+  assert.ok((await runRefused(m)) instanceof ModelLockLostError);
   assert.ok(m.warnings.some((w) => w.code === "erasure_pending"));
   assert.equal(await m.cache.read(`${V2}/raw`), null);
   assert.equal((await readErasureJournal(m.cache)).uploads.length, 1);
@@ -327,14 +242,9 @@ Deno.test("a remote deletion that fails stays journaled and the next push comple
 });
 
 Deno.test("a refusal whose erasure could not delete an upload names it as left on the datastore, never saying nothing was pushed", async () => {
-  const m = await arranged();
-  const store = m.store as InMemoryStore;
-  const ours = await store.put(`${V2}/raw`, enc("A's data"), PutModes.overwrite);
-  m.ctx.uploaded.push({ path: `${V2}/raw`, info: ours, created: true, outcome: "written" });
+  const { m, store } = await arrangedUploaded();
   store.unreachable = true;
-  const error = await run(m, () => {
-    throw lost();
-  });
+  const error = await runRefused(m);
   assert.ok(error instanceof ModelLockLostError);
   assert.equal(store.peekText(`${V2}/raw`), "A's data");
   assert.doesNotMatch(error.message, /Nothing was pushed/);
