@@ -1,7 +1,8 @@
 /**
  * Cut-off commits for the sync service's own tests: an upload or index
- * write whose answer is lost (the commit made or not), and a check held by
- * an open conflict.
+ * write whose answer is lost (the commit made or not), a check held by an
+ * open conflict, and a store whose delete of a cache's own write a test
+ * races.
  *
  * @module
  */
@@ -137,9 +138,41 @@ export async function checkHeldByConflict(
   const store = new InMemoryStore();
   const b = await clone(store, "b");
   // The peer's edit lands in the window of `a`'s deletion of its own upload.
+  const racing = ownDeleteHooked(store, path, async (landDelete) => {
+    await b.pullChanged();
+    await put(b, path, "the peer's edit");
+    await b.pushChanged();
+    return await landDelete();
+  });
+  const a = await clone(racing.store, "a");
+  const own = await createAnswerLost(store, a, path, "a's file");
+  await b.pullChanged();
+  await Deno.remove(`${a.cacheDir}/${path}`);
+  racing.arm(own);
+  const deleted = await a.pushChanged({ only: [path] });
+  if (racing.armed()) throw new Error("the peer's edit did not land during the deletion");
+  await Deno.remove(`${b.cacheDir}/${path}`);
+  await writeCacheFile(b.cacheDir, `${path}/${under}`, "a part");
+  await b.markDirty({ relPath: path });
+  await b.pushChanged();
+  await a.pullChanged();
+  return { store, a, b, deleted };
+}
+
+/**
+ * `store` seen through a proxy whose next delete of `path` at the version
+ * `arm` names (a cache's delete of its own write) goes through `around`,
+ * once: `around` gets the delete itself, to run when it chooses, and answers
+ * for it. Every other call goes to `store` as it is.
+ */
+export function ownDeleteHooked(
+  store: InMemoryStore,
+  path: string,
+  around: (landDelete: () => Promise<unknown>) => Promise<unknown>,
+): { store: InMemoryStore; arm(own: string): void; armed(): boolean } {
   let own = "";
   let armed = false;
-  const racing = new Proxy(store, {
+  const hooked = new Proxy(store, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
@@ -148,25 +181,18 @@ export async function checkHeldByConflict(
         const o = args[1] as { ifVersion?: string } | undefined;
         if (armed && args[0] === path && o?.ifVersion === own) {
           armed = false;
-          await b.pullChanged();
-          await put(b, path, "the peer's edit");
-          await b.pushChanged();
+          return await around(() => value.apply(target, args));
         }
         return await value.apply(target, args);
       };
     },
   }) as InMemoryStore;
-  const a = await clone(racing, "a");
-  own = await createAnswerLost(store, a, path, "a's file");
-  await b.pullChanged();
-  await Deno.remove(`${a.cacheDir}/${path}`);
-  armed = true;
-  const deleted = await a.pushChanged({ only: [path] });
-  if (armed) throw new Error("the peer's edit did not land during the deletion");
-  await Deno.remove(`${b.cacheDir}/${path}`);
-  await writeCacheFile(b.cacheDir, `${path}/${under}`, "a part");
-  await b.markDirty({ relPath: path });
-  await b.pushChanged();
-  await a.pullChanged();
-  return { store, a, b, deleted };
+  return {
+    store: hooked,
+    arm: (version) => {
+      own = version;
+      armed = true;
+    },
+    armed: () => armed,
+  };
 }

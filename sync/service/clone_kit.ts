@@ -27,6 +27,7 @@ export {
   checkHeldByConflict,
   createAnswerLost,
   isIndexKey,
+  ownDeleteHooked,
   updateAnswerLost,
   uploadCommitCutOff,
 } from "./clone_cutoff_kit.ts";

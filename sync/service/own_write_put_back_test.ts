@@ -11,7 +11,15 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { readIndex } from "../transfer/remote_index.ts";
-import { clone, createAnswerLost, isIndexKey, put, quick, read } from "./clone_kit.ts";
+import {
+  clone,
+  createAnswerLost,
+  isIndexKey,
+  ownDeleteHooked,
+  put,
+  quick,
+  read,
+} from "./clone_kit.ts";
 
 const PATH = "notes/n.md";
 
@@ -56,48 +64,32 @@ for (const edits of [false, true]) {
       },
     }) as InMemoryStore;
     const b = await clone(peerStore, "b");
-    let own = "";
-    let armed = false;
     let peerPush: Promise<unknown> | undefined;
-    const ownStore = new Proxy(base, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop, target);
-        if (typeof value !== "function") return value;
-        if (prop !== "delete") return value.bind(target);
-        return async (...args: unknown[]) => {
-          const o = args[1] as { ifVersion?: string } | undefined;
-          const hit = armed && args[0] === PATH && o?.ifVersion === own;
-          if (hit && edits) {
-            armed = false;
-            await b.pullChanged();
-            await put(b, PATH, "three");
-            peerPush = b.pushChanged();
-            await peerPush;
-          } else if (hit) {
-            armed = false;
-            await b.pullChanged();
-            gateArmed = true;
-            peerPush = b.pushChanged();
-            await atGate.promise;
-          }
-          const r = await value.apply(target, args);
-          if (hit && !edits) {
-            open.resolve();
-            await peerPush;
-          }
-          return r;
-        };
-      },
-    }) as InMemoryStore;
-    const a = await clone(ownStore, "a");
+    const ownDelete = ownDeleteHooked(base, PATH, async (landDelete) => {
+      await b.pullChanged();
+      if (edits) {
+        await put(b, PATH, "three");
+        peerPush = b.pushChanged();
+        await peerPush;
+        return await landDelete();
+      }
+      gateArmed = true;
+      peerPush = b.pushChanged();
+      await atGate.promise;
+      const r = await landDelete();
+      open.resolve();
+      await peerPush;
+      return r;
+    });
+    const a = await clone(ownDelete.store, "a");
     await put(a, "other.md", "beside");
     await a.pushChanged();
-    own = await createAnswerLost(base, a, PATH, "two");
+    const own = await createAnswerLost(base, a, PATH, "two");
     await b.pullChanged();
     assert.equal(await read(b, PATH), "two", "the peer synced the own write");
     await Deno.remove(`${a.cacheDir}/${PATH}`);
     await a.markDirty({ relPath: PATH });
-    armed = true;
+    ownDelete.arm(own);
     const result = await a.pushChanged();
     assert.ok(peerPush, "the peer pushed between the entry's removal and the delete");
     const named = (await readIndex(base, quick.retry))?.entries[PATH];
