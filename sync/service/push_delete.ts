@@ -16,6 +16,12 @@
  *   (`push_waiting_uncommitted`, the path stays dirty), unless the push was
  *   told to adopt it: then it is published as that writer's change, and the
  *   deletion is a conflict with it;
+ * - another writer's object while the index names nothing there (a peer's
+ *   deletion committed, and that writer's upload in flight, or left out by
+ *   its commit beside the other shape of its name, `path_blocked`): no
+ *   committed change of a peer's, and the committed one agrees with this
+ *   deletion, made in the index alone (`unnamed`); the upload stays its
+ *   writer's, still marked there for its next push;
  * - a committed change of a peer: a conflict (`delete_skipped`).
  *
  * @module
@@ -48,6 +54,15 @@ export type DeleteOutcome =
    * holds nothing), conditional as a deletion's (`base`: see `deleted`).
    */
   | { readonly kind: "gone"; readonly base?: string }
+  /**
+   * The index names nothing at the path (a peer's deletion committed) while
+   * the store holds an upload no index names (another writer's): both sides
+   * deleted the version this cache synced. The index entry goes (there is
+   * none, unless that upload is committed meanwhile: the removal is
+   * conditional on the synced version), and the upload is left to its
+   * writer.
+   */
+  | { readonly kind: "unnamed"; readonly base?: undefined }
   /** Another writer's uncommitted object holds the path: wait for its commit. */
   | { readonly kind: "waiting"; readonly now: ObjectInfo }
   /**
@@ -191,6 +206,13 @@ export async function deleteRemote(
     }
     return { kind: "waiting", now };
   }
+  // Nothing named there (on a v2 index, neither in the path's shard the meta
+  // does not list yet, which the next commit into it lists): the object met
+  // is no committed change, and the committed deletion agrees with this one.
+  if (
+    named === undefined &&
+    await unlistedEntry(ctx.store, index, entry.path, ctx.config.retry, ctx.signal) === undefined
+  ) return { kind: "unnamed" };
   // The index's hash of the version found, when it names that one (the status shows it).
   const hash = index && named === now.version ? index.entries[entry.path].h : undefined;
   return { kind: "conflict", now, ...(hash ? { hash } : {}) };

@@ -17,8 +17,10 @@ import { type DeleteOutcome, deleteRemote } from "./push_delete.ts";
 
 /**
  * Deletes each entry remotely ({@link deleteRemote}) and records what came
- * of it: deleted (the index entry goes), waiting on another writer's
- * uncommitted object (the path stays dirty, with a warning), or a conflict
+ * of it: deleted (the index entry goes; also where the index names nothing
+ * and the store holds another writer's upload no index names), waiting on
+ * another writer's uncommitted object over the synced version (the path
+ * stays dirty, with a warning), or a conflict
  * with a peer's committed change. In a two-phase push's preparation
  * (`preparing`), a deletion whose adoption of another writer's object would
  * write the index is left to the commit (`atCommit`).
@@ -100,7 +102,9 @@ export async function runDeletes(
       });
       continue;
     }
-    // Found gone (its deletion cut off before its commit): deleted all the same by this commit.
+    // Found gone (its deletion cut off before its commit), or a peer's
+    // deletion committed and another writer's upload no index names there
+    // (`unnamed`, left to its writer): deleted all the same by this commit.
     tally.result.deleted.push(entry.path);
     tally.indexRemove.push(entry.path);
     // A delete that checked the version, then deleted whatever was there,

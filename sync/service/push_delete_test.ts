@@ -83,6 +83,43 @@ Deno.test("a deletion over a peer's uncommitted edit waits for it; once committe
   assert.ok(await indexed(store));
 });
 
+Deno.test("a deletion over a peer's upload no index names, where the index names nothing at the path (a committed deletion): it goes through, and the peer keeps its file marked", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  const c = await clone(store, "c");
+  await edit(a, "one");
+  await a.pushChanged();
+  await b.pullChanged();
+  // b deletes it (committed), c publishes a directory of its name, and b's
+  // new file of that name is then left out beside it (path_blocked): its
+  // upload stands on the store, named by no index.
+  await remove(b);
+  await writeCacheFile(c.cacheDir, `${PATH}/part`, "c's part");
+  await c.markDirty({ relPath: `${PATH}/part` });
+  await c.pushChanged();
+  await edit(b, "b's new file");
+  const blocked = await b.pushChanged();
+  assert.deepEqual(blocked.uploaded, []);
+  assert.ok(blocked.skipped.some((s) => s.path === PATH && s.keepDirty));
+  assert.equal(store.peekText(PATH), "b's new file");
+  assert.equal(await indexed(store), undefined);
+  // a, which synced "one" and never pulled since, deletes it too.
+  const r = await remove(a);
+  assert.deepEqual(r.conflicts, [], "no committed change of a peer's: the index names nothing");
+  assert.deepEqual(a.conflicts(), []);
+  assert.deepEqual(r.deleted, [PATH]);
+  assert.equal(a.state.synced(PATH), undefined);
+  assert.deepEqual(a.state.dirtyPaths(), []);
+  // b's upload is not taken from under it, and b still has its file to push.
+  assert.equal(store.peekText(PATH), "b's new file");
+  assert.ok(b.state.dirtyPaths().includes(PATH));
+  // a's next pull takes c's directory, with nothing of a's in its way.
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.conflicts, []);
+  assert.deepEqual(pulled.fetched, [`${PATH}/part`]);
+});
+
 for (const layout of ["v1", "v2"] as const) {
   Deno.test(`a deletion over this cache's own update whose commit landed, its answer lost, removes the entry naming it (${layout})`, async () => {
     const store = new InMemoryStore();
