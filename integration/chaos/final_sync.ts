@@ -743,6 +743,6 @@ function reshapeToPush(reason: string, path: string): string | undefined {
   const m =
     /\. Push (\S+) by its name \(`sluice push \S+`\): that deletes the old shape there and publishes this one$/
       .exec(reason);
-  if (m === null || !reason.startsWith("publishing it would leave ")) return undefined;
+  if (m === null || !reason.startsWith("this cache last synced ")) return undefined;
   return m[1] === path || path.startsWith(`${m[1]}/`) ? m[1] : undefined;
 }

@@ -86,9 +86,12 @@ export function holdBackReshapes(
     }
     if (above === undefined && under === undefined) continue;
     const name = above ?? e.path;
-    const old = above !== undefined
-      ? `${above}, a file this cache synced and replaced here by a directory of that name`
-      : `this cache's synced files under a directory ${e.path} (${under} among them)`;
+    // What this cache knows of the old shape is its own record of it: the
+    // datastore may hold it still, or only an upload of that name no index
+    // names yet (a commit cut off, say), which a later commit may name.
+    const known = above !== undefined
+      ? `this cache last synced ${above} as a file (replaced here by a directory of that name), and this push does not delete it (the datastore may hold that file still, or only an upload of that name that no index names yet)`
+      : `this cache last synced files under a directory ${e.path} (${under} among them), and this push does not delete them (the datastore may hold those files still, or only uploads of those names that no index names yet)`;
     const conflicted = state.conflicts.has(above ?? under!);
     const other = shellWord(above ?? under!);
     const way = conflicted
@@ -106,7 +109,7 @@ export function holdBackReshapes(
     e.keepDirty = true;
     held.push(e.path);
     e.reason =
-      `publishing it would leave ${old} beside it on the datastore (this push does not delete that): a file and files under a directory of one name, which no cache can pull whole. This push does not upload it. ${way}`;
+      `${known}: publishing it there could leave a file and files under a directory of one name, which no cache can pull whole. This push does not upload it. ${way}`;
   }
   return held;
 }
