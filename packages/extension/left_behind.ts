@@ -133,11 +133,32 @@ export function pushOutcome(r: PushResult, target: CliTarget): WarningEvent[] {
   if (localDeletions?.length) {
     out.push({
       code: "local_deletions_kept",
-      message: new SyncIncompleteError("push", { conflicts: [], left: [], localDeletions }, next)
-        .message,
+      message: new SyncIncompleteError("push", {
+        conflicts: [],
+        left: [],
+        localDeletions,
+        directoriesNow: directoriesAt(target.cacheDir, localDeletions),
+      }, next).message,
     });
   }
   return out;
+}
+
+/**
+ * Of `deleted` (synced files deleted here), those a directory of their name
+ * now stands at in the cache `cacheDir`: a pull with `--restore-deleted`
+ * does not write over it, so the advice names the move first (as the
+ * command line's does). One `stat` per deleted path; one that cannot be
+ * looked at counts as no directory.
+ */
+function directoriesAt(cacheDir: string, deleted: readonly string[]): string[] {
+  return deleted.filter((p) => {
+    try {
+      return Deno.statSync(`${cacheDir}/${p}`).isDirectory;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**

@@ -67,6 +67,35 @@ Deno.test("left behind: local deletions a bulk push kept warn local_deletions_ke
   assert.match(said[0].message, /data\/t\/m\/old\/1\/raw.*--restore-deleted.*npx sluice status/s);
 });
 
+Deno.test("left behind: a local deletion a directory of its name now stands at is told to move the directory away before the restore", async () => {
+  const cacheDir = await Deno.makeTempDir({ prefix: "sluice-left-behind-" });
+  try {
+    await Deno.mkdir(`${cacheDir}/notes/a`, { recursive: true });
+    await Deno.writeTextFile(`${cacheDir}/notes/a/part.md`, "a directory's file");
+    const target = { cacheDir, storeUrl: "s3://b/p" };
+    const one = pushOutcome({ ...emptyPushResult(), localDeletions: ["notes/a"] }, target);
+    assert.deepEqual(one.map((w) => w.code), ["local_deletions_kept"]);
+    assert.doesNotMatch(one[0].message, /copies back, run `sluice pull --restore-deleted`/);
+    assert.match(
+      one[0].message,
+      /each has a directory of its name here now, .*move the directory away first, then run `sluice pull --restore-deleted`/,
+    );
+    const some = pushOutcome(
+      { ...emptyPushResult(), localDeletions: ["notes/a", "notes/b"] },
+      target,
+    );
+    assert.match(
+      some[0].message,
+      /run `sluice pull --restore-deleted`, after moving away the directory of its name now at 1 of them \(notes\/a\)/,
+    );
+    // A file deleted here with nothing at its name: the plain advice.
+    const plain = pushOutcome({ ...emptyPushResult(), localDeletions: ["notes/b"] }, target);
+    assert.match(plain[0].message, /copies back, run `sluice pull --restore-deleted`/);
+  } finally {
+    await Deno.remove(cacheDir, { recursive: true });
+  }
+});
+
 Deno.test("left behind: a clean push or pull says nothing", () => {
   assert.deepEqual(pushOutcome({ ...emptyPushResult(), uploaded: ["a"] }, SOLO), []);
   const pulled = {
