@@ -25,6 +25,7 @@ import type { PushContext } from "../sync/context.ts";
 import { shellWord } from "../sync/shell_word.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 import { readIndex, unlistedEntry } from "../sync/transfer/remote_index.ts";
+import { readWriterId, WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 
 /** The gate's registered name. */
 export const VERSION_UNDER_MARKER = "version-under-marker";
@@ -82,8 +83,12 @@ export function versionUnderMarker(): Middleware<PushContext> {
 /**
  * Whether the datastore's index names no entry at a path (nor one a v2
  * shard holds that its meta does not list yet), read once, and only when a
- * deletion under a marker asks. No index, or one that cannot be read,
- * counts as naming it: the deletion is held, as before the look.
+ * deletion under a marker asks, and the store holds there nothing or this
+ * cache's own upload. No index, or one that cannot be read, counts as
+ * naming it: the deletion is held, as before the look. So does another
+ * writer's object no index names: a committed version whose entry an old
+ * client's index write dropped (its writer's next pull names it again) is
+ * one, which the marker may name on every clone.
  */
 function unnamedIn(ctx: PushContext): (path: string) => Promise<boolean> {
   const o = [ctx.config.retry, ctx.signal] as const;
@@ -93,7 +98,10 @@ function unnamedIn(ctx: PushContext): (path: string) => Promise<boolean> {
       index ??= readIndex(ctx.store, ...o, ctx.config.concurrency);
       const got = await index;
       if (!got || Object.hasOwn(got.entries, path)) return false;
-      return await unlistedEntry(ctx.store, got, path, ...o) === undefined;
+      if (await unlistedEntry(ctx.store, got, path, ...o) !== undefined) return false;
+      const there = await ctx.store.head(path, { signal: ctx.signal });
+      return there === null ||
+        there.metadata?.[WRITER_METADATA] === (await readWriterId(ctx.cache) ?? undefined);
     } catch {
       return false;
     }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createSluice } from "../sluice.ts";
-import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
+import { FakeClock, InMemoryStore, peerPush } from "../packages/testing/mod.ts";
 import { ConditionalWrites } from "../sync/transfer/conditional.ts";
 import type { SyncService } from "../sync/service/service.ts";
 import { VERSION_UNDER_MARKER } from "./version_under_marker.ts";
@@ -113,4 +113,51 @@ Deno.test("a withdrawal of this cache's own committed version (its answer lost),
   );
   assert.equal(store.peekText(`${D}/10/raw`), undefined);
   assert.ok(!Object.hasOwn(await named(), `${D}/10/raw`));
+});
+
+Deno.test("a peer's committed version whose entries an old client dropped is not deleted while the marker here names it", async () => {
+  const store = new InMemoryStore();
+  const a = await service(store);
+  const bSvc = await createSluice({
+    cacheDir: await Deno.makeTempDir({ prefix: "sluice-under-marker-b-" }),
+    store,
+    identity: { holder: "b@host", hostname: "host", pid: 2 },
+    clock: new FakeClock(),
+    config: { retry: RETRY },
+    conditional: new ConditionalWrites(),
+  });
+  await a.cache.write(`${D}/9/raw`, enc.encode("version 9"));
+  await a.cache.write(`${D}/latest`, enc.encode("9"));
+  await a.markDirty({ relPath: D });
+  await a.pushChanged();
+  // An old client reads the index, `a` publishes version 10 and moves the
+  // marker, `b` pulls both, then the old client writes back what it read:
+  // version 10's entries are dropped (its writer's next pull names them
+  // again while the store holds them).
+  await peerPush(store, { "files/theirs.txt": "theirs\n" }, {
+    afterRead: async () => {
+      await a.cache.write(`${D}/10/raw`, enc.encode("version 10"));
+      await a.cache.write(`${D}/10/metadata.yaml`, enc.encode("version: 10\n"));
+      await a.cache.write(`${D}/latest`, enc.encode("10"));
+      await a.markDirty({ relPath: D });
+      await a.pushChanged();
+      await bSvc.pullChanged();
+    },
+  });
+  const named = (await readIndex(store, RETRY))?.entries ?? {};
+  assert.ok(!Object.hasOwn(named, `${D}/10/raw`), "the old client dropped the entry");
+  assert.equal(await Deno.readTextFile(`${bSvc.cacheDir}/${D}/latest`), "10");
+  // `b` deletes version 10 here, its marker still naming it, and pushes it.
+  await Deno.remove(`${bSvc.cacheDir}/${D}/10`, { recursive: true });
+  const r = await bSvc.pushChanged({ only: [`${D}/10`] });
+  assert.deepEqual(r.deleted, []);
+  assert.equal(
+    store.peekText(`${D}/10/raw`),
+    "version 10",
+    "a peer's committed version the marker names was deleted",
+  );
+  // Its writer's next pull names it again.
+  await a.pullChanged();
+  await a.pushChanged();
+  assert.ok(Object.hasOwn((await readIndex(store, RETRY))?.entries ?? {}, `${D}/10/raw`));
 });
