@@ -11,7 +11,7 @@
  * the version the upload replaced, which the store no longer holds.
  */
 import assert from "node:assert/strict";
-import { peerPush, peerReadIndex, waitFor } from "../testing/mod.ts";
+import { peerPush, peerReadIndex, type PutHook, waitFor } from "../testing/mod.ts";
 import { VersionConflictError } from "../../sync/errors.ts";
 import { assertIndexCurrent } from "../../sync/service/clone_kit.ts";
 import { GLOBAL, oldClientsTool } from "./old_clients_kit.ts";
@@ -20,17 +20,18 @@ const THEIRS = "files/theirs.txt";
 const D = "data/t/m/out";
 const MARKER = `${D}/latest`;
 
-async function setup() {
-  const { store, clock, svc, oldClientLock, cache } = await oldClientsTool(
+async function setup(before?: PutHook) {
+  const { store, clock, svc, svcProvider: provider, oldClientLock, cache } = await oldClientsTool(
     true,
     "sluice-ext-lost-marker-",
+    before,
   );
   const write = async (rel: string, text: string) => {
     await Deno.mkdir(`${cache}/${rel.slice(0, rel.lastIndexOf("/"))}`, { recursive: true });
     await Deno.writeTextFile(`${cache}/${rel}`, text);
     await svc.markDirty({ relPath: rel });
   };
-  return { store, clock, svc, oldClientLock, cache, write };
+  return { store, clock, svc, provider, oldClientLock, cache, write };
 }
 
 /**
@@ -106,4 +107,54 @@ Deno.test("extension, oldClients: a preparation that throws its lost version whi
   assert.equal(s.store.peekText(MARKER), "2");
   assert.equal(JSON.stringify(await peerReadIndex(s.store)), index);
   assert.equal(s.store.peek(GLOBAL), undefined);
+});
+
+Deno.test("extension, oldClients: a preparation that starts while another step's commit holds the global lock, released before its loss, still takes its marker upload back under the lock", async () => {
+  // Another step of the workflow commits under the global lock while this
+  // step prepares; its commit ends (the lock released) and an old client
+  // takes the lock and reads the index before this preparation loses its
+  // version.
+  let step: (() => Promise<void>) | undefined;
+  const s = await setup(async (key) => {
+    if (key !== `${D}/2/raw` || !step) return;
+    const go = step;
+    step = undefined;
+    await go();
+  });
+  await loseVersion2(s);
+  const other = s.provider.createLock("/repo/.swamp", { maxWaitMs: 1000 });
+  await other.acquire();
+  let done = false;
+  let oldClient: Promise<void> = Promise.resolve();
+  step = async () => {
+    await other.release();
+    let read = false;
+    oldClient = s.oldClientLock.withLock(() =>
+      peerPush(s.store, { [THEIRS]: "theirs\n" }, {
+        now: () => s.clock.now(),
+        afterRead: async () => {
+          read = true;
+          await waitFor(
+            () =>
+              done ||
+              s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error"),
+            { clock: s.clock, stepMs: 50 },
+          );
+        },
+      })
+    );
+    await waitFor(() => read, { clock: s.clock, stepMs: 50 });
+  };
+  s.store.resetLog();
+  const run = s.svc.preparePush({ context: { models: [{ modelType: "t", modelId: "m" }] } })
+    .then(() => undefined, (e) => e).finally(() => (done = true));
+  await waitFor(() => done, { clock: s.clock, stepMs: 50, timeoutMs: 20_000 });
+  await oldClient;
+  const error = await run;
+  assert.ok(error instanceof VersionConflictError, String(error));
+  assert.equal(step, undefined, "the old client read the index during the preparation");
+  assert.ok(Object.hasOwn(await peerReadIndex(s.store), THEIRS), "the old client's entry stays");
+  assert.equal(s.store.peekText(MARKER), "1", "the committed marker is put back");
+  await assertIndexCurrent(s.store, { held: true });
+  assert.equal(s.store.peek(GLOBAL), undefined, "the global lock is released");
 });

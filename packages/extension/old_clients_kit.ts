@@ -7,7 +7,7 @@
  * @module
  */
 import { createSluice } from "../../sluice.ts";
-import { FakeClock, InMemoryStore } from "../testing/mod.ts";
+import { FakeClock, hookedStore, InMemoryStore, type PutHook } from "../testing/mod.ts";
 import { storeLockBackend } from "../../sync/locks/lock_engine.ts";
 import { defineStoreDatastore } from "./store_datastore.ts";
 import { envFrom } from "./env.ts";
@@ -18,13 +18,15 @@ export const GLOBAL = ".datastore.lock";
 /**
  * The extension's provider (`provider()`, a new one each call) over a new
  * in-memory store, with `oldClients` as given; its sync service `svc` in a
- * new cache directory named with `prefix`; `oldClientLock`, the global lock
- * as an old client takes it; and `lines`, what the extension warned.
+ * new cache directory named with `prefix`, made by `svcProvider`; `oldClientLock`, the global lock
+ * as an old client takes it; and `lines`, what the extension warned. With
+ * `before`, every put to the store calls it first.
  */
-export async function oldClientsTool(oldClients: boolean, prefix: string) {
+export async function oldClientsTool(oldClients: boolean, prefix: string, before?: PutHook) {
   const lines: string[] = [];
   const clock = new FakeClock();
-  const store = new InMemoryStore({ clock });
+  const plain = new InMemoryStore({ clock });
+  const store = before ? hookedStore(plain, { before }) : plain;
   const ds = defineStoreDatastore({
     store,
     createService: createSluice,
@@ -40,11 +42,12 @@ export async function oldClientsTool(oldClients: boolean, prefix: string) {
   };
   const provider = () => ds.createProvider(config);
   const cache = await Deno.makeTempDir({ prefix });
-  const svc = provider().createSyncService("/repo", cache);
+  const svcProvider = provider();
+  const svc = svcProvider.createSyncService("/repo", cache);
   const oldClientLock = storeLockBackend(store, { clock }).createLock(
     GLOBAL,
     { holder: "old-client@other", hostname: "other", pid: 2 },
     { retryDelayMs: 50, maxWaitMs: 10_000 },
   );
-  return { store, clock, svc, provider, oldClientLock, cache, lines };
+  return { store, clock, svc, svcProvider, provider, oldClientLock, cache, lines };
 }

@@ -299,10 +299,11 @@ export class ExtensionSyncService implements SwampSyncService {
     const checkCreates = !!p.config.oldClients;
     // Beside old clients, a preparation that throws its lost data version
     // (no commit comes) makes its marker take-back, an index write, under
-    // the global lock, which the tool does not hold while it prepares.
-    const global = globalLockKey(ns);
-    const leftWorkLock = p.config.oldClients && !this.#rt.held.global(global)
-      ? p.lockBackend.createLock(global, p.identity)
+    // the global lock, acquired for it: the tool holds none around a
+    // preparation, and a hold of this process's seen now (another step's
+    // commit) may end before that work, which it would then not cover.
+    const leftWorkLock = p.config.oldClients
+      ? p.lockBackend.createLock(globalLockKey(ns), p.identity)
       : undefined;
     const prepared = await fenced(
       this.#rt.held,
