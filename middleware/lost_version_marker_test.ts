@@ -253,3 +253,35 @@ Deno.test("a marker take-back cut off between its put-back of the committed mark
   assert.deepEqual(pulled.uncommitted, []);
   assert.equal(await Deno.readTextFile(`${b.cacheDir}/${marker}`), "1");
 });
+
+Deno.test("a marker take-back whose put-back of the committed marker lands with its answer lost is repaired by the next pull and push", async () => {
+  const store = new InMemoryStore();
+  const D = "data/t/m/lost";
+  const marker = `${D}/latest`;
+  const a = await clone(store, "a");
+  await put(a, `${D}/1/raw`, "v1");
+  await put(a, `${D}/1/metadata.yaml`, "version: 1");
+  await put(a, marker, "1");
+  await a.pushChanged();
+  await put(a, `${D}/2/raw`, "v2");
+  await put(a, `${D}/2/metadata.yaml`, "version: 2");
+  await put(a, marker, "2");
+  const indexKey = (k: string) => k.startsWith("_") || k.startsWith(".");
+  store.failNext("put", 50, undefined, { match: indexKey });
+  await assert.rejects(a.pushChanged());
+  store.heal();
+  assert.equal(store.peekText(marker), "2", "the marker upload landed");
+  await put(a, `${D}/2/raw`, "v2 changed");
+  // The take-back's create of the committed bytes lands, its answer lost.
+  store.failNext("put", 1, undefined, { afterEffect: true, match: (k) => k === marker });
+  await assert.rejects(a.pushChanged(), VersionConflictError);
+  store.heal();
+  assert.equal(store.peekText(marker), "1", "the committed bytes were put back");
+  await a.pullChanged();
+  await a.pushChanged();
+  await assertIndexCurrent(store, { held: true });
+  const b = await clone(store, "b");
+  const pulled = await b.pullChanged();
+  assert.deepEqual(pulled.uncommitted, []);
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${marker}`), "1");
+});

@@ -31,7 +31,9 @@ export type PutBack =
  * it has the same bytes (an earlier put-back). Then names that object in
  * place of `named.v`, only while the entry still names it: a deletion or a
  * write of the path committed since stands, and an object this call created
- * is deleted again (best effort). Errors of the store are thrown.
+ * is deleted again (best effort). Errors of the store are thrown; a create
+ * that failed is looked at first, and taken as put back when the store
+ * holds these bytes (it landed, its answer lost).
  * `opts.placed` is told the object's version between the two.
  */
 export async function putBackAndName(
@@ -61,13 +63,25 @@ export async function putBackAndName(
     const put = { signal, ...(opts.metadata ? { metadata: opts.metadata } : {}) };
     version = (await store.put(path, bytes, PutModes.create, put)).version;
   } catch (e) {
-    if (!(e instanceof AlreadyExistsError || e instanceof PreconditionFailedError)) throw e;
+    const refused = e instanceof AlreadyExistsError || e instanceof PreconditionFailedError;
+    if (!refused && signal?.aborted) throw e;
+    // Not refused: the create may have landed with its answer lost (a
+    // timeout), so the object is looked at as for a refusal; left unnamed,
+    // its version known nowhere, the index would name the one it replaced
+    // for good. Nothing there, other bytes, or a look that fails too: the
+    // create's own failure is thrown.
     const there = await store.get(path, { signal }).catch((err) => {
       if (err instanceof NotFoundError) return null;
-      throw err;
+      throw refused ? err : e;
     });
-    if (!there) return { kind: "vanished" };
-    if (named.h !== "" && await sha256Hex(there.body) !== named.h) return { kind: "other" };
+    if (!there) {
+      if (refused) return { kind: "vanished" };
+      throw e;
+    }
+    if (named.h !== "" && await sha256Hex(there.body) !== named.h) {
+      if (refused) return { kind: "other" };
+      throw e;
+    }
     version = there.version;
     created = false;
   }
