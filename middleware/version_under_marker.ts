@@ -84,9 +84,10 @@ export function versionUnderMarker(): Middleware<PushContext> {
  * Whether the datastore's index names no entry at a path (nor one a v2
  * shard holds that its meta does not list yet), read once, and only when a
  * deletion under a marker asks, and the store holds there nothing or this
- * cache's own upload. No index, or one that cannot be read, counts as
- * naming it: the deletion is held, as before the look. So does another
- * writer's object no index names: a committed version whose entry an old
+ * cache's own upload that a take-back recorded as synced. No index, or one
+ * that cannot be read, counts as naming it: the deletion is held, as before
+ * the look. So does another writer's object no index names, or one of this
+ * cache's whose commit recorded it: a committed version whose entry an old
  * client's index write dropped (its writer's next pull names it again) is
  * one, which the marker may name on every clone.
  */
@@ -100,8 +101,11 @@ function unnamedIn(ctx: PushContext): (path: string) => Promise<boolean> {
       if (!got || Object.hasOwn(got.entries, path)) return false;
       if (await unlistedEntry(ctx.store, got, path, ...o) !== undefined) return false;
       const there = await ctx.store.head(path, { signal: ctx.signal });
-      return there === null ||
-        there.metadata?.[WRITER_METADATA] === (await readWriterId(ctx.cache) ?? undefined);
+      if (there === null) return true;
+      // This cache's own upload, recorded as synced by a take-back (which
+      // records no `own`), not by the commit of a version it created.
+      return there.metadata?.[WRITER_METADATA] === (await readWriterId(ctx.cache) ?? undefined) &&
+        ctx.state.synced(path)?.own === undefined;
     } catch {
       return false;
     }

@@ -161,3 +161,25 @@ Deno.test("a peer's committed version whose entries an old client dropped is not
   await a.pushChanged();
   assert.ok(Object.hasOwn((await readIndex(store, RETRY))?.entries ?? {}, `${D}/10/raw`));
 });
+
+Deno.test("this cache's own committed version whose entries an old client dropped is not deleted while the marker here names it", async () => {
+  const store = new InMemoryStore();
+  const a = await service(store);
+  await a.cache.write(`${D}/9/raw`, enc.encode("version 9"));
+  await a.cache.write(`${D}/latest`, enc.encode("9"));
+  await a.markDirty({ relPath: D });
+  await a.pushChanged();
+  await peerPush(store, { "files/theirs.txt": "theirs\n" }, {
+    afterRead: async () => {
+      await a.cache.write(`${D}/10/raw`, enc.encode("version 10"));
+      await a.cache.write(`${D}/latest`, enc.encode("10"));
+      await a.markDirty({ relPath: D });
+      await a.pushChanged();
+    },
+  });
+  assert.ok(!Object.hasOwn((await readIndex(store, RETRY))?.entries ?? {}, `${D}/10/raw`));
+  await Deno.remove(`${a.cacheDir}/${D}/10`, { recursive: true });
+  const r = await a.pushChanged({ only: [`${D}/10`] });
+  assert.deepEqual(r.deleted, []);
+  assert.equal(store.peekText(`${D}/10/raw`), "version 10", "a committed version the marker names");
+});

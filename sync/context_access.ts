@@ -101,10 +101,10 @@ export interface StateAccess {
   markDirty(path: string): Promise<void>;
   /** Removes paths (and everything under a path ending in `/`) from the dirty set, durably. */
   clean(paths: readonly string[]): Promise<void>;
-  /** The synced manifest entry of a path. */
+  /** The synced manifest entry of a path (`own`: a data version file this cache's push created). */
   synced(
     path: string,
-  ): { hash: string; version: string; size: number; republish?: boolean } | undefined;
+  ): { hash: string; version: string; size: number; republish?: boolean; own?: string } | undefined;
   /**
    * Every path the synced manifest records. Optional: a state without it
    * tells its entries only by path (`synced`).
