@@ -54,7 +54,25 @@ export async function resetLostMarker(
     // back the entry naming the upload it deletes. Left to it only when
     // there is such an upload to take back (a failed look leaves it too).
     if (!push.preparing) await takeBack();
-    else if (await hasOwnUpload(push, marker, writer)) push.atCommit.push(takeBack);
+    else if (await hasOwnUpload(push, marker, writer)) {
+      // Marked dirty first: that work may never be made (no commit comes,
+      // and the global lock is not had in time, or is lost), and the
+      // marker reset here, unmarked, is then no push's: the upload would
+      // stay, the index naming the version it replaced. Marked, the next
+      // push finds the store not holding the version synced here and
+      // settles this cache's own upload there as any write it left.
+      // Made, the mark goes again while the marker here holds the bytes
+      // synced (no change made here since).
+      if (!push.dryRun) await push.state.markDirty(marker);
+      push.atCommit.push(async () => {
+        if (
+          await takeBackMarker(push, marker, writer).then(() => true, (e) => {
+            if (push.signal?.aborted) throw e;
+            return false;
+          })
+        ) await unmarkAsSynced(push, marker);
+      });
+    }
   }
   push.events.emit(
     "warning",
@@ -130,6 +148,13 @@ async function takeBackMarker(push: PushContext, marker: string, writer: string)
   if (now?.v === got.version) {
     await putBackAndName(push.store, marker, got.body, { v: now.v, h: now.h }, call);
   }
+}
+
+/** Clears the mark of `marker` while its bytes here are the ones synced. */
+async function unmarkAsSynced(push: PushContext, marker: string): Promise<void> {
+  const here = await push.cache.read(marker).catch(() => null);
+  const synced = push.state.synced(marker);
+  if (here && synced && (await sha256Hex(here)) === synced.hash) await push.state.clean([marker]);
 }
 
 /** The retries, signal and concurrency of `push`'s store calls. */

@@ -158,3 +158,20 @@ Deno.test("extension, oldClients: a preparation that starts while another step's
   await assertIndexCurrent(s.store, { held: true });
   assert.equal(s.store.peek(GLOBAL), undefined, "the global lock is released");
 });
+
+Deno.test("extension, oldClients: a marker take-back a preparation left undone (the global lock not had in time) is made by the next push", async () => {
+  const s = await setup();
+  await loseVersion2(s);
+  await s.oldClientLock.acquire();
+  let done = false;
+  const run = s.svc.preparePush({ context: { models: [{ modelType: "t", modelId: "m" }] } })
+    .then(() => undefined, (e) => e).finally(() => (done = true));
+  await waitFor(() => done, { clock: s.clock, stepMs: 100, timeoutMs: 20_000 });
+  assert.ok((await run) instanceof VersionConflictError);
+  await s.oldClientLock.release();
+  assert.equal(s.store.peekText(MARKER), "2", "left undone");
+  await s.svc.pushChanged();
+  assert.equal(s.store.peekText(MARKER), "1", "this cache's upload of the marker taken back");
+  await assertIndexCurrent(s.store, { held: true });
+  assert.equal(s.store.peek(GLOBAL), undefined);
+});
