@@ -44,34 +44,41 @@ export async function resetLostMarker(
   ).catch(() => undefined);
   if (m?.was === undefined) return;
   if (!m.dirty) {
-    const takeBack = () =>
-      takeBackMarker(push, marker, writer).catch((e) => {
+    // Marked dirty first: the take-back may not be made (a failed look or
+    // delete; left to a commit that never comes, or to a global lock not
+    // had in time), and the marker reset here, unmarked, is then no push's:
+    // the upload would stay, the index naming the version it replaced.
+    // Marked, the next push finds the store not holding the version synced
+    // here and settles this cache's own upload there as any write it left.
+    // Made, the mark goes again while the marker here holds the bytes it
+    // held when marked (no change made here since). A marker removed here
+    // is not marked: that mark would be a deletion to push.
+    let marked: string | null = null;
+    const mark = async () => {
+      if (push.dryRun) return;
+      marked = await hashHere(push, marker);
+      if (marked !== null) await push.state.markDirty(marker);
+    };
+    const takeBack = async () => {
+      const made = await takeBackMarker(push, marker, writer).then(() => true, (e) => {
         if (push.signal?.aborted) throw e;
+        return false;
       });
+      if (made && marked !== null && (await hashHere(push, marker)) === marked) {
+        await push.state.clean([marker]);
+      }
+    };
     // It may write the index (the committed marker put back and named): in
     // a two-phase push, the commit makes it, under the global lock it holds
     // beside old clients, whose read-modify-write of the index would put
     // back the entry naming the upload it deletes. Left to it only when
     // there is such an upload to take back (a failed look leaves it too).
-    if (!push.preparing) await takeBack();
-    else if (await hasOwnUpload(push, marker, writer)) {
-      // Marked dirty first: that work may never be made (no commit comes,
-      // and the global lock is not had in time, or is lost), and the
-      // marker reset here, unmarked, is then no push's: the upload would
-      // stay, the index naming the version it replaced. Marked, the next
-      // push finds the store not holding the version synced here and
-      // settles this cache's own upload there as any write it left.
-      // Made, the mark goes again while the marker here holds the bytes
-      // synced (no change made here since).
-      if (!push.dryRun) await push.state.markDirty(marker);
-      push.atCommit.push(async () => {
-        if (
-          await takeBackMarker(push, marker, writer).then(() => true, (e) => {
-            if (push.signal?.aborted) throw e;
-            return false;
-          })
-        ) await unmarkAsSynced(push, marker);
-      });
+    if (!push.preparing) {
+      await mark();
+      await takeBack();
+    } else if (await hasOwnUpload(push, marker, writer)) {
+      await mark();
+      push.atCommit.push(takeBack);
     }
   }
   push.events.emit(
@@ -150,11 +157,10 @@ async function takeBackMarker(push: PushContext, marker: string, writer: string)
   }
 }
 
-/** Clears the mark of `marker` while its bytes here are the ones synced. */
-async function unmarkAsSynced(push: PushContext, marker: string): Promise<void> {
+/** The SHA-256 of `marker` here (null: none, or unreadable). */
+async function hashHere(push: PushContext, marker: string): Promise<string | null> {
   const here = await push.cache.read(marker).catch(() => null);
-  const synced = push.state.synced(marker);
-  if (here && synced && (await sha256Hex(here)) === synced.hash) await push.state.clean([marker]);
+  return here ? await sha256Hex(here) : null;
 }
 
 /** The retries, signal and concurrency of `push`'s store calls. */

@@ -285,3 +285,32 @@ Deno.test("a marker take-back whose put-back of the committed marker lands with 
   assert.deepEqual(pulled.uncommitted, []);
   assert.equal(await Deno.readTextFile(`${b.cacheDir}/${marker}`), "1");
 });
+
+Deno.test("a marker take-back whose delete of this cache's upload fails (an outage) is made by the next push", async () => {
+  const store = new InMemoryStore();
+  const D = "data/t/m/outage";
+  const marker = `${D}/latest`;
+  const a = await clone(store, "a");
+  await put(a, `${D}/1/raw`, "v1");
+  await put(a, `${D}/1/metadata.yaml`, "version: 1");
+  await put(a, marker, "1");
+  await a.pushChanged();
+  await put(a, `${D}/2/raw`, "v2");
+  await put(a, `${D}/2/metadata.yaml`, "version: 2");
+  await put(a, marker, "2");
+  const indexKey = (k: string) => k.startsWith("_") || k.startsWith(".");
+  store.failNext("put", 50, undefined, { match: indexKey });
+  await assert.rejects(a.pushChanged());
+  store.heal();
+  await put(a, `${D}/2/raw`, "v2 changed");
+  store.failNext("delete", 1, undefined, { match: (k) => k === marker });
+  await assert.rejects(a.pushChanged(), VersionConflictError);
+  store.heal();
+  assert.equal(store.peekText(marker), "2", "the upload stayed");
+  await a.pushChanged();
+  assert.equal(store.peekText(marker), "1", "the committed bytes are there again");
+  await assertIndexCurrent(store, { held: true });
+  const b = await clone(store, "b");
+  assert.deepEqual((await b.pullChanged()).uncommitted, []);
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${marker}`), "1");
+});
