@@ -257,3 +257,30 @@ Deno.test("GCS: a missing bucket says to create it with the project it goes in, 
     /create the bucket \(`sluice bucket create <store-url>`, with `project=<id>` in the URL's query \(or GOOGLE_CLOUD_PROJECT set\): the project it is created in\)/,
   );
 });
+
+Deno.test("GCS: an endpoint to check names the datastore configuration's key of a GCS datastore, apiEndpoint", () => {
+  const ctx: GcsRequestContext = { op: "get", key: "_index/_meta.json", bucket: "bkt" };
+  for (const code of ["ECONNREFUSED", "ENOTFOUND"]) {
+    const err = Object.assign(new Error(`request to http://127.0.0.1:9661/x failed, ${code}`), {
+      code,
+    });
+    const e = toSluiceError(classifyGcsError(err, ctx), ctx, "gs://bkt/p", err);
+    assert.ok(e instanceof UnreachableError, `${code}: ${e}`);
+    assert.match(
+      e.message,
+      /the store URL's endpoint=, or the datastore configuration's "apiEndpoint"\)/,
+      code,
+    );
+  }
+  const xml = {
+    code: 403,
+    message: `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code></Error>`,
+    response: { headers: { "content-type": "application/xml" } },
+  };
+  const e = toSluiceError(classifyGcsError(xml, ctx), ctx, "gs://bkt/p", xml);
+  assert.ok(e instanceof ConfigError);
+  assert.match(
+    e.message,
+    /names another server \(check its host, port and path: the store URL's endpoint=, or the datastore configuration's "apiEndpoint";/,
+  );
+});

@@ -405,6 +405,7 @@ export function toSluiceError(
     endpoint,
     attempts,
     service: "GCS",
+    endpointKey: "apiEndpoint",
     credentialsHint: GCS_CREDENTIALS_HINT,
     createBucketHint: GCS_CREATE_BUCKET_HINT,
     ...(prefix === undefined ? {} : { prefix }),

@@ -51,6 +51,11 @@ export interface StoreErrorOptions {
   /** The store's key prefix, named when the endpoint refuses an object name. */
   readonly prefix?: string;
   /**
+   * The datastore configuration's key of the endpoint, named where the
+   * endpoint is the thing to check; default `endpoint` (GCS: `apiEndpoint`).
+   */
+  readonly endpointKey?: string;
+  /**
    * How to create the bucket, for a `bucket_missing` failure; default
    * `` `sluice bucket create <store-url>` ``.
    */
@@ -111,6 +116,9 @@ export function storeFailureToError(
   const opts = options.cause === undefined ? {} : { cause: options.cause };
   const where = describeRequest(ctx, options.endpoint);
   const service = options.service ?? "the endpoint";
+  const endpointKeys = `the store URL's endpoint=, or the datastore configuration's "${
+    options.endpointKey ?? "endpoint"
+  }"`;
   switch (failure.kind) {
     case "already_exists":
       return new AlreadyExistsError(ctx.key, undefined, opts);
@@ -135,7 +143,7 @@ export function storeFailureToError(
       return new UnreachableError(
         `the ${where} failed after ${attempts} attempt${
           attempts === 1 ? "" : "s"
-        }, last: ${failure.detail}${noServerHint(failure.code)}`,
+        }, last: ${failure.detail}${noServerHint(failure.code, endpointKeys)}`,
         opts,
       );
     }
@@ -178,7 +186,7 @@ export function storeFailureToError(
         "endpoint",
         `the ${where} was answered with ${failure.detail}, ${
           failure.foreign?.what ?? "a web page"
-        } rather than an answer of ${service}: most likely the endpoint URL names another server (check its host, port and path${
+        } rather than an answer of ${service}: most likely the endpoint URL names another server (check its host, port and path: ${endpointKeys}${
           failure.foreign ? `; ${failure.foreign.hint}` : ""
         }). Nothing was read from it or written to it, and nothing was taken for an empty datastore`,
         opts,
@@ -193,12 +201,12 @@ export function storeFailureToError(
  * server that is down and a mistyped endpoint both give: the endpoint to
  * check, so that a typo in the port is not waited out as an outage.
  */
-function noServerHint(code: string | undefined): string {
+function noServerHint(code: string | undefined, endpointKeys: string): string {
   if (code === "ECONNREFUSED") {
-    return " (nothing accepts connections at that host and port: if the server is up, check the endpoint's host and port: the store URL's endpoint=, or the datastore configuration's \"endpoint\")";
+    return ` (nothing accepts connections at that host and port: if the server is up, check the endpoint's host and port: ${endpointKeys})`;
   }
   if (code === "ENOTFOUND") {
-    return " (the host name does not resolve: check the endpoint's host: the store URL's endpoint=, or the datastore configuration's \"endpoint\")";
+    return ` (the host name does not resolve: check the endpoint's host: ${endpointKeys})`;
   }
   if (code === "ERR_SSL_WRONG_VERSION_NUMBER") {
     return " (the server at that host and port does not answer TLS: if it serves plain HTTP, write the endpoint with http://, not https://)";
