@@ -304,6 +304,27 @@ Deno.test("entries: an unknown config key is ignored, as the existing extensions
   assert.deepEqual(quiet, []);
 });
 
+Deno.test("entries: a key the other backend's datastore spells so (endpoint for apiEndpoint) is said with the name this one knows", () => {
+  for (
+    const [make, key, near] of [
+      [createSluiceGcsDatastore, "endpoint", "apiEndpoint"],
+      [createSluiceS3Datastore, "apiEndpoint", "endpoint"],
+    ] as const
+  ) {
+    const lines: string[] = [];
+    make({ env: envFrom({}), warn: (l) => lines.push(l) }).createProvider({
+      bucket: "my-bucket",
+      [key]: "http://127.0.0.1:4443",
+    });
+    const said = lines.filter((l) => l.includes("warning[config_key_unknown]"));
+    assert.equal(said.length, 1, lines.join("\n"));
+    assert.match(
+      said[0],
+      new RegExp(`key "${key}" is not one this extension knows \\(did you mean "${near}"\\?\\)`),
+    );
+  }
+});
+
 Deno.test("entries: a mistyped key of the store lock backend's section is said, with the timing it most resembles, not taken silently", () => {
   for (const make of [createSluiceS3Datastore, createSluiceGcsDatastore]) {
     const lines: string[] = [];

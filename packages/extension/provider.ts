@@ -262,6 +262,17 @@ export function unknownLockKeyWarnings(
 }
 
 /**
+ * Keys one backend's datastore spells otherwise than the other's (and than
+ * the store URL's query, whose `endpoint=` is GCS's `apiEndpoint`): too far
+ * apart for the nearest-name guess, and yet what a user of the other most
+ * likely meant.
+ */
+const OTHER_BACKEND_NAMES: Readonly<Record<string, string>> = {
+  endpoint: "apiEndpoint",
+  apiEndpoint: "endpoint",
+};
+
+/**
  * A warning for each key of `config` the schema does not know: dropped, as
  * the existing extensions drop them, but said (a mistyped `endpiont` would
  * otherwise send every request to the default endpoint), with the known key
@@ -275,7 +286,8 @@ export function unknownKeyWarnings(
   if (!shape || typeof config !== "object" || config === null) return [];
   const known = Object.keys(shape);
   return Object.keys(config).filter((k) => !known.includes(k)).map((k) => {
-    const near = closest(k, known);
+    const other = Object.hasOwn(OTHER_BACKEND_NAMES, k) ? OTHER_BACKEND_NAMES[k] : undefined;
+    const near = closest(k, known) ?? (other && known.includes(other) ? other : undefined);
     return {
       code: "config_key_unknown",
       message: `The datastore config's key "${k}" is not one this extension knows${
