@@ -271,6 +271,19 @@ Deno.test("entries: the README's swamp setup example configs are ones the entrie
   }
 });
 
+Deno.test("entries: the README's config keys of the swamp extension name every key its schemas take", async () => {
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  const start = readme.indexOf("**Config keys.**");
+  const end = readme.indexOf("**What core gets.**", start);
+  assert.ok(start > 0 && end > start, "the README has its Config keys paragraph");
+  const paragraph = readme.slice(start, end);
+  for (const schema of [s3ExtensionConfigSchema, gcsExtensionConfigSchema]) {
+    for (const key of Object.keys(schema.shape)) {
+      assert.ok(paragraph.includes(`\`${key}\``), `the Config keys paragraph names \`${key}\``);
+    }
+  }
+});
+
 Deno.test("entries: an unknown config key is ignored, as the existing extensions ignore it, and said, with the key it most resembles", () => {
   for (
     const [make, config, typo, near] of [
