@@ -27,6 +27,8 @@ interface Flaws {
   stealOnReadError?: boolean;
   /** The `nonce` the lock exposes is not the one its body names (the lock fence then refuses every push). */
   nonceOffBody?: boolean;
+  /** `lost` turns true after a takeover, but `loss` says nothing of it. */
+  lostWithoutLoss?: boolean;
 }
 
 interface Held {
@@ -71,7 +73,7 @@ class MapLock implements DistributedLock {
     return this.#loss !== undefined;
   }
   get loss(): LockLoss | undefined {
-    return this.#loss;
+    return this.flaws.lostWithoutLoss ? undefined : this.#loss;
   }
 
   async acquire(options: CallOptions = {}): Promise<void> {
@@ -231,5 +233,15 @@ Deno.test("conformance: a lock whose nonce is not its body's fails the suite", a
   assert.ok(
     failures.some((f) => /the lock's nonce .* is not the nonce its body names/.test(f)),
     `the suite passed a lock whose nonce is not its body's: ${JSON.stringify(failures)}`,
+  );
+});
+
+const LOSS = "loss is detected after a takeover";
+
+Deno.test("conformance: a lock exposing lost without loss is told to expose loss too", async () => {
+  await runLockConformanceCase(LOSS, make({}));
+  await assert.rejects(
+    runLockConformanceCase(LOSS, make({ lostWithoutLoss: true })),
+    /a lock that exposes `lost` exposes `loss` too \(\{kind, newHolder\?, detectedAt\}\): after a takeover its kind should be "taken", got no loss/,
   );
 });

@@ -43,7 +43,12 @@ export const lossIsDetected: Case = async (h) => {
   await h.settle(b.acquire(), "b.acquire() after the breakglass");
   if (a.lost !== undefined) {
     await h.until(() => a.lost === true, "the old holder never noticed it lost the lock");
-    check(a.loss?.kind === "taken", `loss kind should be "taken", got ${a.loss?.kind}`);
+    check(
+      a.loss?.kind === "taken",
+      a.loss === undefined
+        ? 'a lock that exposes `lost` exposes `loss` too ({kind, newHolder?, detectedAt}): after a takeover its kind should be "taken", got no loss'
+        : `loss kind should be "taken", got ${a.loss.kind}`,
+    );
     const newHolder = a.loss?.newHolder?.holder;
     check(
       newHolder === undefined || newHolder === CONFORMANCE_IDENTITIES.b.holder,
