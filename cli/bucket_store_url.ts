@@ -7,6 +7,7 @@
  * @module
  */
 import { closest } from "../sync/closest.ts";
+import { endpointPathProblem } from "../packages/store_kit/endpoint_path.ts";
 import { isSafeRelPath } from "../sync/paths.ts";
 import type { GcsStoreSpec, S3StoreSpec } from "./store_spec.ts";
 import { bad, FORMS } from "./store_url_errors.ts";
@@ -51,7 +52,7 @@ function parseBool(name: string, v: string): boolean {
   throw bad(name, `true or false, got ${JSON.stringify(v)}`);
 }
 
-function endpointUrl(v: string): string {
+function endpointUrl(v: string, kind: "s3" | "gcs", bucket: string): string {
   let u: URL;
   try {
     u = new URL(v);
@@ -64,6 +65,8 @@ function endpointUrl(v: string): string {
   if (u.username || u.password) {
     throw bad("endpoint", "a URL without a user or password (pass credentials in the environment)");
   }
+  const problem = endpointPathProblem(kind, v, bucket);
+  if (problem) throw bad("endpoint", `${problem}, got ${JSON.stringify(v)}`);
   return v.replace(/\/+$/, "");
 }
 
@@ -167,7 +170,7 @@ export function parseBucketUrl(url: string, kind: "s3" | "gcs"): S3StoreSpec | G
     if (region !== undefined && !/^[a-z0-9-]{1,64}$/.test(region)) {
       throw bad("region", `a region name such as us-east-1, got ${JSON.stringify(region)}`);
     }
-    const endpoint = p.has("endpoint") ? endpointUrl(p.get("endpoint")!) : undefined;
+    const endpoint = p.has("endpoint") ? endpointUrl(p.get("endpoint")!, "s3", bucket) : undefined;
     const pathStyle = p.get("path-style");
     return {
       kind: "s3",
@@ -186,7 +189,7 @@ export function parseBucketUrl(url: string, kind: "s3" | "gcs"): S3StoreSpec | G
     };
   }
   const p = params(u, GCS_PARAMS);
-  const endpoint = p.has("endpoint") ? endpointUrl(p.get("endpoint")!) : undefined;
+  const endpoint = p.has("endpoint") ? endpointUrl(p.get("endpoint")!, "gcs", bucket) : undefined;
   const project = p.get("project");
   const anonymous = p.get("anonymous");
   return {

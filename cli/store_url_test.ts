@@ -101,6 +101,8 @@ Deno.test("bad bucket URLs are refused, naming the offending part", () => {
   refused("s3://bucket/p?region=a&region=b", "store.region", /once/);
   refused("gs://bucket/p?region=x", "store.region", /endpoint, project, anonymous/);
   refused("gs://bucket/p?anonymous=sure", "store.anonymous");
+  refused("s3://bucket/p?endpoint=http://127.0.0.1:9000/bucket", "store.endpoint", /bucket in its/);
+  refused("gs://bucket/p?endpoint=http://127.0.0.1:4443/storage/v1", "store.endpoint", /v1 path/);
   for (const url of ["s3:/first-sync/team", "s3:bucket", "gs:/bucket/p", "gcs:bucket"]) {
     refused(url, "store", /two slashes after (s3|gs|gcs):/);
   }

@@ -22,7 +22,7 @@
  */
 import { z } from "zod";
 import { isSafeRelPath } from "../../sync/paths.ts";
-import { commonProviderShape } from "../provider/mod.ts";
+import { commonProviderShape, withEndpointPathCheck } from "../provider/mod.ts";
 import { concurrencySchema } from "../../sync/config_schema.ts";
 import { type EnvGetter, REQUEST_TIMEOUT_RANGE, requestTimeoutFromEnv } from "./env.ts";
 
@@ -55,37 +55,45 @@ export const sharedExtensionShape = {
 };
 
 /** The S3 extension's config. */
-export const s3ExtensionConfigSchema = z.object({
-  bucket: z.string({ error: "an S3 bucket name" }).regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
-    error: 'an S3 bucket name: 3 to 63 lower-case letters, digits, "." or "-"',
+export const s3ExtensionConfigSchema = withEndpointPathCheck(
+  z.object({
+    bucket: z.string({ error: "an S3 bucket name" }).regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
+      error: 'an S3 bucket name: 3 to 63 lower-case letters, digits, "." or "-"',
+    }),
+    // An empty region is "not set", as when absent: it is not passed on.
+    region: z.string({ error: 'an AWS region, e.g. "eu-west-1"' })
+      .regex(/^([a-z0-9-]+)?$/, { error: 'an AWS region, e.g. "eu-west-1"' })
+      .optional(),
+    endpoint: z.url({ protocol: /^https?$/, error: "an http(s) URL of an S3-compatible endpoint" })
+      .optional(),
+    forcePathStyle: z.boolean({ error: "true or false" }).optional(),
+    ...sharedExtensionShape,
   }),
-  // An empty region is "not set", as when absent: it is not passed on.
-  region: z.string({ error: 'an AWS region, e.g. "eu-west-1"' })
-    .regex(/^([a-z0-9-]+)?$/, { error: 'an AWS region, e.g. "eu-west-1"' })
-    .optional(),
-  endpoint: z.url({ protocol: /^https?$/, error: "an http(s) URL of an S3-compatible endpoint" })
-    .optional(),
-  forcePathStyle: z.boolean({ error: "true or false" }).optional(),
-  ...sharedExtensionShape,
-});
+  "s3",
+  "endpoint",
+);
 
 /** The GCS extension's config. */
-export const gcsExtensionConfigSchema = z.object({
-  bucket: z.string({ error: "a GCS bucket name" })
-    .regex(/^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/, {
-      error: 'a GCS bucket name: 3 to 63 lower-case letters, digits, ".", "_" or "-"',
-    })
-    .refine((b) => !b.startsWith("goog"), { error: 'a bucket name not starting with "goog"' })
-    .refine((b) => !b.includes("google"), { error: 'a bucket name not containing "google"' }),
-  // Any non-empty string, as the existing extension takes it: project ids
-  // may be domain-scoped (`example.com:my-project`).
-  projectId: z.string({ error: "a Google Cloud project id" })
-    .min(1, { error: "a non-empty Google Cloud project id" })
-    .optional(),
-  apiEndpoint: z.url({ protocol: /^https?$/, error: "an http(s) URL of a GCS endpoint" })
-    .optional(),
-  ...sharedExtensionShape,
-});
+export const gcsExtensionConfigSchema = withEndpointPathCheck(
+  z.object({
+    bucket: z.string({ error: "a GCS bucket name" })
+      .regex(/^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/, {
+        error: 'a GCS bucket name: 3 to 63 lower-case letters, digits, ".", "_" or "-"',
+      })
+      .refine((b) => !b.startsWith("goog"), { error: 'a bucket name not starting with "goog"' })
+      .refine((b) => !b.includes("google"), { error: 'a bucket name not containing "google"' }),
+    // Any non-empty string, as the existing extension takes it: project ids
+    // may be domain-scoped (`example.com:my-project`).
+    projectId: z.string({ error: "a Google Cloud project id" })
+      .min(1, { error: "a non-empty Google Cloud project id" })
+      .optional(),
+    apiEndpoint: z.url({ protocol: /^https?$/, error: "an http(s) URL of a GCS endpoint" })
+      .optional(),
+    ...sharedExtensionShape,
+  }),
+  "gcs",
+  "apiEndpoint",
+);
 
 /** The parsed S3 extension config. */
 export type S3ExtensionConfig = z.output<typeof s3ExtensionConfigSchema>;

@@ -47,6 +47,7 @@ const s3Invalid = [
   { bucket: "my-bucket", pushConcurrency: 0 },
   { bucket: "my-bucket", conditionalWrites: "sometimes" },
   { bucket: "my-bucket", prefix: "/abs" },
+  { bucket: "my-bucket", endpoint: "http://127.0.0.1:9000/my-bucket" },
 ];
 const gcsValid = [
   { bucket: "my-bucket" },
@@ -65,6 +66,7 @@ const gcsInvalid = [
   { bucket: "goog-bucket" },
   { bucket: "my-google-bucket" },
   { bucket: "my-bucket", apiEndpoint: "nope" },
+  { bucket: "my-bucket", apiEndpoint: "http://127.0.0.1:4443/storage/v1" },
 ];
 
 Deno.test("s3 entry: export conformance", () => {

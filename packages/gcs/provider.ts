@@ -32,6 +32,7 @@ import {
   commonProviderShape,
   parseProviderConfig,
   StoreProvider,
+  withEndpointPathCheck,
 } from "../provider/mod.ts";
 import { DEFAULT_RETRY } from "../../sync/retry.ts";
 import { createEmitter } from "../../sync/events.ts";
@@ -39,21 +40,25 @@ import { storeRetryWarner } from "../provider/retry_notice.ts";
 import { GcsStore } from "./store.ts";
 
 /** The validated GCS provider config. */
-export const gcsProviderConfigSchema = z.strictObject({
-  bucket: z.string({ error: "a GCS bucket name" }).regex(/^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$/, {
-    error:
-      'a GCS bucket name of 3 to 222 characters: lower-case letters, digits, ".", "-" and "_", starting and ending with a letter or digit',
+export const gcsProviderConfigSchema = withEndpointPathCheck(
+  z.strictObject({
+    bucket: z.string({ error: "a GCS bucket name" }).regex(/^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$/, {
+      error:
+        'a GCS bucket name of 3 to 222 characters: lower-case letters, digits, ".", "-" and "_", starting and ending with a letter or digit',
+    }),
+    // Not checked further: project ids may be domain-scoped (`example.com:my-project`).
+    projectId: z.string({ error: "a Google Cloud project id" })
+      .min(1, { error: "a non-empty Google Cloud project id" })
+      .optional(),
+    apiEndpoint: z.url({
+      protocol: /^https?$/,
+      error: 'an http(s) URL of a GCS endpoint, e.g. "http://127.0.0.1:4443"',
+    }).optional(),
+    ...commonProviderShape,
   }),
-  // Not checked further: project ids may be domain-scoped (`example.com:my-project`).
-  projectId: z.string({ error: "a Google Cloud project id" })
-    .min(1, { error: "a non-empty Google Cloud project id" })
-    .optional(),
-  apiEndpoint: z.url({
-    protocol: /^https?$/,
-    error: 'an http(s) URL of a GCS endpoint, e.g. "http://127.0.0.1:4443"',
-  }).optional(),
-  ...commonProviderShape,
-});
+  "gcs",
+  "apiEndpoint",
+);
 
 /** The parsed GCS provider config. */
 export type GcsProviderConfig = z.output<typeof gcsProviderConfigSchema>;

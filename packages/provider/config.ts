@@ -10,6 +10,7 @@ import { z } from "zod";
 import { ConfigError } from "../../sync/errors.ts";
 import { isSafeRelPath } from "../../sync/paths.ts";
 import { closest } from "../../sync/closest.ts";
+import { endpointPathProblem } from "../store_kit/endpoint_path.ts";
 import type { ClassifierRule, SyncConfig } from "../../sync/context.ts";
 import {
   classifierRuleSchema,
@@ -37,6 +38,39 @@ export const lockConfigSchema = z.looseObject({
   maxWaitMs: wholeMs("the acquire wait").min(0, { error: "a wait of 0 ms or more" }).optional(),
   retryDelayMs: wholeMs("the acquire retry delay").min(1, { error: "a positive delay" }).optional(),
 });
+
+/**
+ * `schema` (an object with `bucket` and an endpoint at `key`) refusing, at
+ * `key`, an endpoint whose path sends every request elsewhere than meant
+ * (see `endpointPathProblem`): the bucket in an S3 endpoint, `/storage/v1`
+ * in a GCS one.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { withEndpointPathCheck } from "./config.ts";
+ * const schema = withEndpointPathCheck(
+ *   z.object({ bucket: z.string(), endpoint: z.string().optional() }),
+ *   "s3",
+ *   "endpoint",
+ * );
+ * console.log(schema.safeParse({ bucket: "b-1", endpoint: "http://127.0.0.1:9000/b-1" }).success); // false
+ * ```
+ */
+export function withEndpointPathCheck<S extends z.ZodType>(
+  schema: S,
+  kind: "s3" | "gcs",
+  key: "endpoint" | "apiEndpoint",
+): S {
+  return schema.superRefine((value, ctx) => {
+    const v = value as Record<string, unknown> | null;
+    const endpoint = v?.[key];
+    const bucket = v?.bucket;
+    if (typeof endpoint !== "string" || typeof bucket !== "string") return;
+    const problem = endpointPathProblem(kind, endpoint, bucket);
+    if (problem) ctx.addIssue({ code: "custom", path: [key], input: endpoint, message: problem });
+  });
+}
 
 /** The key prefix inside the bucket: relative, `/`-separated, no `..`; a trailing `/` is dropped. */
 export const prefixSchema = z.string({ error: 'a key prefix string, e.g. "team/datastore"' })

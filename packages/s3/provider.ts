@@ -33,6 +33,7 @@ import {
   commonProviderShape,
   parseProviderConfig,
   StoreProvider,
+  withEndpointPathCheck,
 } from "../provider/mod.ts";
 import { DEFAULT_RETRY } from "../../sync/retry.ts";
 import { createEmitter } from "../../sync/events.ts";
@@ -41,21 +42,25 @@ import { S3Store } from "./store.ts";
 import type { S3Credentials } from "./client.ts";
 
 /** The validated S3 provider config. */
-export const s3ProviderConfigSchema = z.strictObject({
-  bucket: z.string({ error: "an S3 bucket name" }).regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
-    error:
-      'an S3 bucket name of 3 to 63 characters: lower-case letters, digits, "." and "-", starting and ending with a letter or digit',
+export const s3ProviderConfigSchema = withEndpointPathCheck(
+  z.strictObject({
+    bucket: z.string({ error: "an S3 bucket name" }).regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
+      error:
+        'an S3 bucket name of 3 to 63 characters: lower-case letters, digits, "." and "-", starting and ending with a letter or digit',
+    }),
+    region: z.string({ error: 'an AWS region name, e.g. "eu-west-1"' })
+      .regex(/^[a-z0-9-]+$/, { error: 'an AWS region name, e.g. "eu-west-1"' })
+      .optional(),
+    endpoint: z.url({
+      protocol: /^https?$/,
+      error: 'an http(s) URL of an S3-compatible endpoint, e.g. "http://127.0.0.1:9000"',
+    }).optional(),
+    forcePathStyle: z.boolean({ error: "true or false" }).optional(),
+    ...commonProviderShape,
   }),
-  region: z.string({ error: 'an AWS region name, e.g. "eu-west-1"' })
-    .regex(/^[a-z0-9-]+$/, { error: 'an AWS region name, e.g. "eu-west-1"' })
-    .optional(),
-  endpoint: z.url({
-    protocol: /^https?$/,
-    error: 'an http(s) URL of an S3-compatible endpoint, e.g. "http://127.0.0.1:9000"',
-  }).optional(),
-  forcePathStyle: z.boolean({ error: "true or false" }).optional(),
-  ...commonProviderShape,
-});
+  "s3",
+  "endpoint",
+);
 
 /** The parsed S3 provider config. */
 export type S3ProviderConfig = z.output<typeof s3ProviderConfigSchema>;

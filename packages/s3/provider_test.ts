@@ -75,6 +75,7 @@ Deno.test("createS3Provider: bad config names the field and what is expected", (
     [{ bucket: "Bad_Bucket" }, "bucket", /3 to 63 characters/],
     [{ bucket: "b-1", prefix: "../up" }, "prefix", /without ".."/],
     [{ bucket: "b-1", endpoint: "ftp://x" }, "endpoint", /http\(s\) URL/],
+    [{ bucket: "b-1", endpoint: "http://127.0.0.1:9000/b-1" }, "endpoint", /bucket in its path/],
     [{ bucket: "b-1", forcePathStyle: "yes" }, "forcePathStyle", /true or false, got "yes"/],
     [{ bucket: "b-1", conditionalWrites: "maybe" }, "conditionalWrites", /"auto", "required"/],
     [{ bucket: "b-1", concurrency: 0 }, "concurrency", /at least 1/],
