@@ -48,6 +48,7 @@ const s3Invalid = [
   { bucket: "my-bucket", conditionalWrites: "sometimes" },
   { bucket: "my-bucket", prefix: "/abs" },
   { bucket: "my-bucket", endpoint: "http://127.0.0.1:9000/my-bucket" },
+  { bucket: "my-bucket", lock: { ttlMs: 5_000, heartbeatMs: 10_000 } },
 ];
 const gcsValid = [
   { bucket: "my-bucket" },

@@ -25,8 +25,13 @@ import {
   wholeMs,
 } from "../../sync/config_schema.ts";
 import { DEFAULT_RETRY } from "../../sync/retry.ts";
+import { LOCK_DEFAULTS } from "../../sync/locks/lock_timings.ts";
 
-/** The `lock` section: a backend by name, the engine's timings, backend-specific keys kept. */
+/**
+ * The `lock` section: a backend by name, the engine's timings, backend-specific
+ * keys kept. A heartbeat as slow as the TTL would let a live lock go stale,
+ * which every lock refuses: refused here, with the config, not at the first lock.
+ */
 export const lockConfigSchema = z.looseObject({
   backend: z.string({ error: 'a lock backend name, e.g. "store"' })
     .min(1, { error: "a non-empty lock backend name" })
@@ -37,7 +42,21 @@ export const lockConfigSchema = z.looseObject({
     .optional(),
   maxWaitMs: wholeMs("the acquire wait").min(0, { error: "a wait of 0 ms or more" }).optional(),
   retryDelayMs: wholeMs("the acquire retry delay").min(1, { error: "a positive delay" }).optional(),
-});
+}, { error: "an object {backend, ttlMs, heartbeatMs, maxWaitMs, retryDelayMs}" }).superRefine(
+  (lock, ctx) => {
+    if (lock.heartbeatMs === undefined) return;
+    const ttl = lock.ttlMs ?? LOCK_DEFAULTS.ttlMs;
+    if (lock.heartbeatMs < ttl) return;
+    ctx.addIssue({
+      code: "custom",
+      path: ["heartbeatMs"],
+      input: lock.heartbeatMs,
+      message: `a heartbeat interval less than the lock's ttlMs (${ttl}${
+        lock.ttlMs === undefined ? ", its default" : ""
+      })`,
+    });
+  },
+);
 
 /**
  * `schema` (an object with `bucket` and an endpoint at `key`) refusing, at

@@ -84,6 +84,17 @@ Deno.test("createS3Provider: bad config names the field and what is expected", (
     [{ bucket: "b-1", lock: { ttlMs: "30s" } }, "lock.ttlMs", /milliseconds/],
     [{ bucket: "b-1", lock: { backend: "nope" } }, "lock.backend", /registered lock backends/],
     [
+      { bucket: "b-1", lock: { ttlMs: 5_000, heartbeatMs: 10_000 } },
+      "lock.heartbeatMs",
+      /less than the lock's ttlMs \(5000\), got 10000/,
+    ],
+    [
+      { bucket: "b-1", lock: { heartbeatMs: 30_000 } },
+      "lock.heartbeatMs",
+      /less than the lock's ttlMs \(30000, its default\), got 30000/,
+    ],
+    [{ bucket: "b-1", lock: "store" }, "lock", /an object \{backend, ttlMs, heartbeatMs/],
+    [
       { bucket: "b-1", classifierRules: [{ pattern: "a/*", class: "weird" }] },
       "classifierRules[0].class",
       /one of "data-version"/,
