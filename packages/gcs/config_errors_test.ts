@@ -105,6 +105,11 @@ Deno.test("GCS: the auth library's no-ADC error is a credentials error; an unrea
   assert.equal(f.kind, "credentials_missing");
   const e = toSluiceError(f, ctx, "gs://b", noAdc);
   assert.ok(e instanceof ConfigError && e.field === "credentials");
+  // An emulator needs none: its endpoint, by the name each way of configuring the store gives it.
+  assert.match(
+    e.message,
+    /for an emulator, give its endpoint \(the store URL's endpoint=, or the datastore configuration's "apiEndpoint"\): the store then sends no credentials/,
+  );
   const token = Object.assign(
     new Error(
       "request to https://oauth2.googleapis.com/token failed, reason: getaddrinfo ENOTFOUND oauth2.googleapis.com",

@@ -114,4 +114,4 @@ export function findAdcSource(lookup: AdcLookup = SYSTEM_ADC_LOOKUP): AdcSource 
 
 /** How to provide credentials, as messages say it. */
 export const GCS_CREDENTIALS_HINT =
-  "run `gcloud auth application-default login`, or set GOOGLE_APPLICATION_CREDENTIALS to a service account key file (for an emulator, pass its endpoint: the store then sends no credentials)";
+  "run `gcloud auth application-default login`, or set GOOGLE_APPLICATION_CREDENTIALS to a service account key file (for an emulator, give its endpoint (the store URL's endpoint=, or the datastore configuration's \"apiEndpoint\"): the store then sends no credentials)";
