@@ -198,6 +198,34 @@ Deno.test("entries: config maps onto Sluice's provider config; the timeout varia
   assert.equal(g.createProvider({ bucket: "b-1" }).runtime.config.requestTimeoutMs, 1000);
 });
 
+Deno.test("entries: a timeout variable set to a value it cannot take is said, not ignored in silence", () => {
+  for (
+    const [make, name] of [
+      [createSluiceS3Datastore, "SWAMP_S3_REQUEST_TIMEOUT_MS"],
+      [createSluiceGcsDatastore, "SWAMP_GCS_REQUEST_TIMEOUT_MS"],
+    ] as const
+  ) {
+    for (const bad of ["999", "600001", "5s"]) {
+      const lines: string[] = [];
+      make({ env: envFrom({ [name]: bad }), warn: (l) => lines.push(l) }).createProvider({
+        bucket: "b-1",
+        requestTimeoutMs: 5000,
+      });
+      const said = lines.filter((l) => l.includes("warning[config_env_ignored]"));
+      assert.equal(said.length, 1, `${name}=${bad}: ${lines.join("\n")}`);
+      assert.match(said[0], new RegExp(`${name} is "${bad}", not a whole number of milliseconds`));
+      assert.match(said[0], /the request timeout is 5000 ms/);
+    }
+    for (const fine of ["", "5000"]) {
+      const lines: string[] = [];
+      make({ env: envFrom({ [name]: fine }), warn: (l) => lines.push(l) }).createProvider({
+        bucket: "b-1",
+      });
+      assert.deepEqual(lines, [], `${name}=${JSON.stringify(fine)}`);
+    }
+  }
+});
+
 Deno.test("entries: createProvider is cheap and shares one runtime per config", () => {
   const ds = createSluiceS3Datastore({ env: envFrom({}) });
   const a = ds.createProvider({ bucket: "my-bucket", region: "eu-west-1" });

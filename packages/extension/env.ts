@@ -61,3 +61,33 @@ export function requestTimeoutFromEnv(env: EnvGetter, name: string): number | un
   const n = Number(raw);
   return n >= REQUEST_TIMEOUT_RANGE.min && n <= REQUEST_TIMEOUT_RANGE.max ? n : undefined;
 }
+
+/**
+ * A `config_env_ignored` warning when `name` holds a value
+ * {@link requestTimeoutFromEnv} ignores (not a whole number of milliseconds
+ * within {@link REQUEST_TIMEOUT_RANGE}; an empty one counts as unset), naming
+ * the timeout used instead, `timeoutMs`; else `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { envFrom, ignoredTimeoutWarning } from "./env.ts";
+ * const env = envFrom({ SWAMP_S3_REQUEST_TIMEOUT_MS: "5s" });
+ * console.log(ignoredTimeoutWarning(env, "SWAMP_S3_REQUEST_TIMEOUT_MS", 30_000)?.code); // config_env_ignored
+ * ```
+ */
+export function ignoredTimeoutWarning(
+  env: EnvGetter,
+  name: string,
+  timeoutMs: number,
+): { code: string; message: string } | undefined {
+  const raw = env(name);
+  if (raw === undefined || raw.trim() === "" || requestTimeoutFromEnv(env, name) !== undefined) {
+    return undefined;
+  }
+  return {
+    code: "config_env_ignored",
+    message: `${name} is ${
+      JSON.stringify(raw)
+    }, not a whole number of milliseconds from ${REQUEST_TIMEOUT_RANGE.min} to ${REQUEST_TIMEOUT_RANGE.max}: it was ignored, as the existing extensions ignore it, and the request timeout is ${timeoutMs} ms (the datastore config's requestTimeoutMs, or its default). Set the variable to such a number, or unset it.`,
+  };
+}

@@ -25,7 +25,8 @@ import type {
   SwampLockOptions,
   SwampVerifier,
 } from "./contract.ts";
-import { type EnvGetter, processEnv } from "./env.ts";
+import { type EnvGetter, ignoredTimeoutWarning, processEnv } from "./env.ts";
+import { STORE_DEFAULTS } from "../store_kit/attempts.ts";
 import { ExtensionLock } from "./lock.ts";
 import { listNamespaces, registerNamespace } from "./namespaces.ts";
 import {
@@ -138,6 +139,12 @@ export interface DatastoreDefinition<S extends z.ZodType> {
   readonly toSluiceConfig: (config: z.output<S>, env: EnvGetter) => Record<string, unknown>;
   /** The backend's Sluice provider factory. */
   readonly build: ProviderBuilder;
+  /**
+   * The environment variable that overrides the request timeout
+   * (`SWAMP_S3_REQUEST_TIMEOUT_MS`), when the backend has one: a value it
+   * cannot take is warned of (`config_env_ignored`).
+   */
+  readonly timeoutVar?: string;
 }
 
 /** A `datastore` export built by {@link defineDatastore}. */
@@ -193,6 +200,12 @@ export function defineDatastore<S extends z.ZodType>(
         runtime.events.emit("warning", w);
       }
       for (const w of unknownLockKeyWarnings(lock)) runtime.events.emit("warning", w);
+      const ignored = definition.timeoutVar === undefined ? undefined : ignoredTimeoutWarning(
+        env,
+        definition.timeoutVar,
+        Number(sluiceConfig.requestTimeoutMs ?? STORE_DEFAULTS.requestTimeoutMs),
+      );
+      if (ignored) runtime.events.emit("warning", ignored);
       return new ExtensionProvider(runtime, definition.type, String(sluiceConfig.bucket));
     },
   };

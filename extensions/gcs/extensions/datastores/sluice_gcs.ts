@@ -17,6 +17,7 @@ import {
   type ExtensionProvider,
   gcsExtensionConfigSchema,
   type InjectedExtensionDeps,
+  TIMEOUT_ENV,
   toSluiceGcsConfig,
 } from "../../../../packages/extension/mod.ts";
 
@@ -40,6 +41,7 @@ export function createSluiceGcsDatastore(
     description: DESCRIPTION,
     configSchema: gcsExtensionConfigSchema,
     toSluiceConfig: toSluiceGcsConfig,
+    timeoutVar: TIMEOUT_ENV.gcs,
     build: createGcsProvider,
   }, {
     // The tool prints no datastore events: warnings go to standard error, as the existing extensions' do.

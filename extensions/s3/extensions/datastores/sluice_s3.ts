@@ -17,6 +17,7 @@ import {
   type ExtensionProvider,
   type InjectedExtensionDeps,
   s3ExtensionConfigSchema,
+  TIMEOUT_ENV,
   toSluiceS3Config,
 } from "../../../../packages/extension/mod.ts";
 
@@ -47,6 +48,7 @@ export function createSluiceS3Datastore(
     description: DESCRIPTION,
     configSchema: s3ExtensionConfigSchema,
     toSluiceConfig: toSluiceS3Config,
+    timeoutVar: TIMEOUT_ENV.s3,
     build: (config, providerDeps) =>
       createS3Provider(config, { ...providerDeps, ...(credentials ? { credentials } : {}) }),
   }, {
