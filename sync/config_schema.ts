@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { PathClass } from "./context.ts";
+import { closest } from "./closest.ts";
 
 /** Every {@link PathClass}, for validating classifier rules. */
 export const PATH_CLASSES = [
@@ -58,12 +59,33 @@ export const conditionalWritesSchema = z.enum(["auto", "required", "off"], {
   error: 'one of "auto", "required", "off"',
 });
 
+/**
+ * The error of a strict object: `expected` for a value of another type, and
+ * for a key it does not know (a mistyped setting) what the provider config's
+ * parser says of one, with the known key it most resembles, so that a check
+ * that shows only the issue's message (swamp's, `createSluice`'s) never
+ * reads "an object {…}" for an object with a typo in it.
+ */
+function strictObjectError(expected: string, known: readonly string[]) {
+  return (issue: { code?: string; keys?: readonly string[] }): string => {
+    if (issue.code !== "unrecognized_keys" || !issue.keys?.length) return expected;
+    const keys = issue.keys.map((k) => `"${k}"`).join(", ");
+    const near = issue.keys.flatMap((k) => {
+      const n = closest(k, known);
+      return n ? [issue.keys!.length > 1 ? `"${n}" for "${k}"` : `"${n}"`] : [];
+    });
+    return `no such setting (unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}${
+      near.length ? `; did you mean ${near.join(", ")}?)` : "); check the spelling"
+    }`;
+  };
+}
+
 /** One extra classifier rule. */
 export const classifierRuleSchema = z.strictObject({
   pattern: z.string({ error: "a path pattern (`*` one segment, `**` any)" })
     .min(1, { error: "a non-empty path pattern" }),
   class: z.enum(PATH_CLASSES, { error: `one of ${PATH_CLASSES.map((c) => `"${c}"`).join(", ")}` }),
-}, { error: "a {pattern, class} rule" });
+}, { error: strictObjectError("a {pattern, class} rule", ["pattern", "class"]) });
 
 /** Retries of transient errors, by the store and the sync service. */
 export const retryConfigSchema = z.strictObject({
@@ -73,7 +95,13 @@ export const retryConfigSchema = z.strictObject({
     .optional(),
   maxTimeoutMs: wholeMs("the largest backoff").min(0, { error: "a backoff of 0 ms or more" })
     .optional(),
-}, { error: "an object {retries, minTimeoutMs, maxTimeoutMs}" });
+}, {
+  error: strictObjectError("an object {retries, minTimeoutMs, maxTimeoutMs}", [
+    "retries",
+    "minTimeoutMs",
+    "maxTimeoutMs",
+  ]),
+});
 
 /** The probe cache expiry. */
 export const probeTtlSchema: z.ZodNumber = wholeMs("the probe cache expiry").min(0, {

@@ -55,9 +55,10 @@ Deno.test("a classifier rule needs a pattern and one of the path classes, and no
     "a non-empty path pattern",
   );
   assert.equal(
-    classifierRuleSchema.safeParse({ pattern: "x", class: "other", extra: 1 }).success,
-    false,
+    refusal(classifierRuleSchema, { pattern: "x", class: "other", extra: 1 }),
+    'no such setting (unknown key "extra"); check the spelling',
   );
+  assert.equal(refusal(classifierRuleSchema, "x/**"), "a {pattern, class} rule");
   assert.equal(new Set(PATH_CLASSES).size, 7);
 });
 
@@ -70,7 +71,12 @@ Deno.test("retry settings are optional, bounded and strict", () => {
   });
   assert.equal(refusal(retryConfigSchema, { retries: 21 }), "at most 20 retries");
   assert.equal(refusal(retryConfigSchema, { minTimeoutMs: -1 }), "a backoff of 0 ms or more");
-  assert.equal(retryConfigSchema.safeParse({ retry: 1 }).success, false);
+  // A mistyped key is named as such (swamp shows this message), not as a wrong type.
+  assert.equal(
+    refusal(retryConfigSchema, { retires: 1 }),
+    'no such setting (unknown key "retires"; did you mean "retries"?)',
+  );
+  assert.equal(refusal(retryConfigSchema, 3), "an object {retries, minTimeoutMs, maxTimeoutMs}");
 });
 
 Deno.test("probe expiry and stream threshold are whole and not negative", () => {
