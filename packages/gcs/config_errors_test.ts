@@ -286,6 +286,6 @@ Deno.test("GCS: an endpoint to check names the datastore configuration's key of 
   assert.ok(e instanceof ConfigError);
   assert.match(
     e.message,
-    /names another server \(check its host, port and path: the store URL's endpoint=, or the datastore configuration's "apiEndpoint";/,
+    /names another server \(check its host, port and path; .*\), set as the store URL's endpoint=, or the datastore configuration's "apiEndpoint"\. Nothing was read/,
   );
 });

@@ -186,9 +186,9 @@ export function storeFailureToError(
         "endpoint",
         `the ${where} was answered with ${failure.detail}, ${
           failure.foreign?.what ?? "a web page"
-        } rather than an answer of ${service}: most likely the endpoint URL names another server (check its host, port and path: ${endpointKeys}${
+        } rather than an answer of ${service}: most likely the endpoint URL names another server (check its host, port and path${
           failure.foreign ? `; ${failure.foreign.hint}` : ""
-        }). Nothing was read from it or written to it, and nothing was taken for an empty datastore`,
+        }), set as ${endpointKeys}. Nothing was read from it or written to it, and nothing was taken for an empty datastore`,
         opts,
       );
     case "failed":
