@@ -213,3 +213,29 @@ Deno.test("S3: a plain-text refusal (fake-gcs-server's to an S3 path) names the 
   assert.match(html.message, /a web page rather than an answer/);
   assert.doesNotMatch(html.message, /gs:\/\//);
 });
+
+Deno.test("S3: a missing bucket other than the store's (an endpoint path named it) is the endpoint's fault, not the bucket's", () => {
+  const ctx: S3RequestContext = { op: "get", key: "_index/_meta.json", bucket: "bkt" };
+  const other = Object.assign(
+    s3Answer(404, "NoSuchBucket", "The specified bucket does not exist"),
+    {
+      BucketName: "proxy",
+    },
+  );
+  const e = toSluiceError(classifyS3Error(other, ctx), ctx, other, 1, {
+    endpoint: "s3://bkt/p at http://127.0.0.1:9000/proxy",
+  });
+  assert.ok(e instanceof ConfigError);
+  assert.equal(e.field, "endpoint");
+  assert.match(
+    e.message,
+    /answered that the bucket proxy does not exist, not bkt: the endpoint's path most likely put "proxy" where the bucket goes/,
+  );
+  // The store's own bucket missing is still the bucket's.
+  const own = Object.assign(s3Answer(404, "NoSuchBucket", "The specified bucket does not exist"), {
+    BucketName: "bkt",
+  });
+  const b = toSluiceError(classifyS3Error(own, ctx), ctx, own, 1, { endpoint: "s3://bkt/p" });
+  assert.ok(b instanceof ConfigError);
+  assert.equal(b.field, "bucket");
+});

@@ -99,6 +99,21 @@ export function toSluiceError(
     }
     return new S3RequestError(ctx, failure, { cause });
   }
+  // A missing bucket of another name than this store's: the endpoint's path
+  // (a proxy's, or a typo) put it where the bucket goes in the request.
+  const named = (cause as { BucketName?: unknown } | null)?.BucketName;
+  if (
+    failure.kind === "bucket_missing" && typeof named === "string" && ctx.bucket !== undefined &&
+    named !== ctx.bucket
+  ) {
+    return new ConfigError(
+      "endpoint",
+      `${
+        where.endpoint ?? "the S3 endpoint"
+      } answered that the bucket ${named} does not exist, not ${ctx.bucket}: the endpoint's path most likely put "${named}" where the bucket goes in every request (${failure.detail}). Nothing was read or written; write the endpoint without that path (the store URL's endpoint=, or the datastore configuration's "endpoint"), unless a proxy serves the store there`,
+      { cause },
+    );
+  }
   return storeFailureToError(failure, ctx, {
     cause,
     attempts,
