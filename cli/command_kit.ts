@@ -300,8 +300,6 @@ const CLI_CONFIG_FIX =
 /** The same, for the commands that take a store URL and no cache. */
 const CLI_URL_FIX = "fix the store URL and run the command again.";
 const CACHELESS = new Set(["probe", "bucket create"]);
-const CLI_CREDENTIALS_FIX =
-  "fix the credentials in the environment the command runs in and run the command again.";
 
 /**
  * `e` as the command `name` reports it: an unreachable datastore, or a
@@ -313,16 +311,12 @@ const CLI_CREDENTIALS_FIX =
  */
 export function commandFailure(e: unknown, io: Pick<CliIo, "argv">, name: string): unknown {
   // On the command line the datastore's configuration is the store URL.
-  // Credentials are never in it: they come from the environment the command runs in.
+  // (Credentials are never in it: their errors say the environment already.)
   // (A push that failed so says after it what it did not commit.)
   if (e instanceof ConfigError && e.message.includes(DATASTORE_CONFIG_FIX)) {
     e.message = e.message.replace(
       DATASTORE_CONFIG_FIX,
-      e.field === "credentials"
-        ? CLI_CREDENTIALS_FIX
-        : CACHELESS.has(name)
-        ? CLI_URL_FIX
-        : CLI_CONFIG_FIX,
+      CACHELESS.has(name) ? CLI_URL_FIX : CLI_CONFIG_FIX,
     );
   }
   if (name === "push" || name === "pull") {

@@ -238,7 +238,11 @@ export class ConfigError extends SluiceError {
       "invalid_config",
       option
         ? `Invalid value for ${field}: ${expected}${stop} Nothing was changed; correct the option and run the command again.`
-        : `Invalid configuration at "${field}": ${expected}${stop} Nothing was changed; fix the datastore configuration and run the command again.`,
+        : `Invalid configuration at "${field}": ${expected}${stop} Nothing was changed; ${
+          // Credentials are read from the environment, never from the configuration.
+          field === "credentials"
+            ? "fix the credentials in the environment the command runs in"
+            : "fix the datastore configuration"} and run the command again.`,
       options,
     );
     this.field = field;

@@ -70,6 +70,17 @@ Deno.test("a config error whose expectation ends in a question mark adds no full
   assert.match(o.message, /--global\? Nothing was changed/);
 });
 
+Deno.test("a credentials error says to fix the credentials where they are read, the environment, never the datastore configuration", () => {
+  const e = new ConfigError("credentials", "credentials the endpoint accepts");
+  assert.match(
+    e.message,
+    /Nothing was changed; fix the credentials in the environment the command runs in and run the command again\.$/,
+  );
+  assert.doesNotMatch(e.message, /datastore configuration/);
+  // Any other field is the configuration's.
+  assert.match(new ConfigError("bucket", "a bucket").message, /fix the datastore configuration/);
+});
+
 Deno.test("hasCode and isRetryable are false for anything but a SluiceError", () => {
   const plain = Object.assign(new Error("x"), { code: "unreachable", retryable: true });
   assert.equal(hasCode(plain, "unreachable"), false);
