@@ -74,6 +74,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       ownWithdrawnShare: 0,
       setAsideFlakyShare: 0,
       blipShare: 0,
+      putBackLostShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -89,6 +90,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       ownWithdrawnShare: 0,
       setAsideFlakyShare: 0,
       blipShare: 0,
+      putBackLostShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.
