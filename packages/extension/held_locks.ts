@@ -150,6 +150,11 @@ export interface HeldPushOptions {
 export class HeldLocks {
   readonly #models = new Map<DistributedLock, HeldEntry>();
   readonly #globals = new Map<string, DistributedLock>();
+  /** Global locks held and shared: how many shares, and their end, which a release waits for. */
+  readonly #shares = new Map<
+    DistributedLock,
+    { count: number; readonly ended: Promise<void>; readonly end: () => void }
+  >();
   readonly #caches = new Set<string>();
   /** Model locks whose last push committed (no push under them started since). */
   readonly #committed = new WeakSet<DistributedLock>();
@@ -184,13 +189,46 @@ export class HeldLocks {
     this.#models.set(lock, held);
   }
 
-  /** Forgets a lock (released, or never acquired). */
-  released(lock: DistributedLock): void {
+  /**
+   * Forgets a lock (released, or never acquired): it is shared no more (see
+   * {@link HeldLocks.shareGlobal}). Resolves once every share of it has
+   * ended, before which its release must not be made.
+   */
+  released(lock: DistributedLock): Promise<void> {
     if (this.#models.has(lock) && this.#committed.has(lock) && !lock.lost) {
       this.#settled.add(lock);
     }
     this.#models.delete(lock);
     if (this.#globals.get(lock.key) === lock) this.#globals.delete(lock.key);
+    return this.#shares.get(lock)?.ended ?? Promise.resolve();
+  }
+
+  /**
+   * A share of the global lock `key` while this process holds it and has
+   * not lost it (undefined otherwise): the hold's release, however soon
+   * asked, waits until `leave` is called (see `shared_global.ts`).
+   */
+  shareGlobal(key: string): { lock: DistributedLock; leave: () => void } | undefined {
+    const lock = this.global(key);
+    if (!lock) return undefined;
+    let shares = this.#shares.get(lock);
+    if (!shares) {
+      let end = () => {};
+      const ended = new Promise<void>((resolve) => (end = resolve));
+      shares = { count: 0, ended, end };
+      this.#shares.set(lock, shares);
+    }
+    const s = shares;
+    s.count++;
+    let left = false;
+    const leave = () => {
+      if (left) return;
+      left = true;
+      if (--s.count > 0) return;
+      this.#shares.delete(lock);
+      s.end();
+    };
+    return { lock, leave };
   }
 
   /** A push under `locks` starts: none of them is settled by an earlier commit any more. */

@@ -67,8 +67,11 @@ export class SwampLockTimeoutError extends LockTimeoutError implements SwampLock
 export interface LockObserver {
   /** The lock is now held by this process. */
   acquired(lock: DistributedLock): void | Promise<void>;
-  /** The lock was released (or its acquisition failed); it is no longer this process's. */
-  released(lock: DistributedLock): void;
+  /**
+   * The lock is being released (or its acquisition failed); it is no longer
+   * this process's to share. The release is made once this resolves.
+   */
+  released(lock: DistributedLock): void | Promise<void>;
 }
 
 /** Options of {@link ExtensionLock}. */
@@ -136,8 +139,10 @@ export class ExtensionLock implements SwampDistributedLock {
   }
 
   async release(): Promise<void> {
-    this.#observer?.released(this.inner);
     try {
+      // A push of this process that shares the hold (its commit beside old
+      // clients) ends first: the lock stays held across its index work.
+      await this.#observer?.released(this.inner);
       await this.inner.release();
     } catch (e) {
       this.#events?.emit("warning", {

@@ -5,10 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { peerPush, peerReadIndex, waitFor } from "../testing/mod.ts";
+import { assertIndexCurrent } from "../../sync/service/clone_kit.ts";
 import { GLOBAL, oldClientsTool } from "./old_clients_kit.ts";
 
 const MINE = "config/mine.yaml";
 const THEIRS = "files/theirs.txt";
+const NEW = "config/new.yaml";
 
 async function setup(oldClients: boolean) {
   const s = await oldClientsTool(oldClients, "sluice-ext-old-");
@@ -157,4 +159,113 @@ Deno.test("extension, oldClients: a push under the tool's own live hold of the g
   assert.equal(await s.svc.pushChanged(), 1);
   assert.deepEqual(s.lines.filter((l) => /global_lock_lost/.test(l)), []);
   await global.release();
+});
+
+Deno.test("extension, oldClients: a push that starts while another step's commit holds the global lock, released before this push commits, still commits under the lock, outside an old client's index rewrite", async () => {
+  // Another step of the workflow commits under the global lock as this
+  // push (a token command's: the tool holds no lock around it) starts; that
+  // commit ends (the lock released) and an old client takes the lock and
+  // reads the index while this push uploads.
+  let step: (() => Promise<void>) | undefined;
+  const s = await oldClientsTool(true, "sluice-ext-old-", async (key) => {
+    if ((key !== MINE && key !== NEW) || !step) return;
+    const go = step;
+    step = undefined;
+    await go();
+  });
+  const write = async (rel: string, text: string) => {
+    await Deno.mkdir(`${s.cache}/config`, { recursive: true });
+    await Deno.writeTextFile(`${s.cache}/${rel}`, text);
+    await s.svc.markDirty({ relPath: rel });
+  };
+  await write(MINE, "mine\n");
+  assert.equal(await s.svc.pushChanged(), 1);
+  await write(MINE, "mine, changed\n");
+  await write(NEW, "new\n");
+  const other = s.svcProvider.createLock("/repo/.swamp", { maxWaitMs: 1000 });
+  await other.acquire();
+  let done = false;
+  let oldClient: Promise<void> = Promise.resolve();
+  step = async () => {
+    await other.release();
+    let read = false;
+    oldClient = s.oldClientLock.withLock(() =>
+      peerPush(s.store, { [THEIRS]: "theirs\n" }, {
+        now: () => s.clock.now(),
+        afterRead: async () => {
+          read = true;
+          await waitFor(
+            () =>
+              done ||
+              s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error"),
+            { clock: s.clock, stepMs: 50 },
+          );
+        },
+      })
+    );
+    await waitFor(() => read, { clock: s.clock, stepMs: 50 });
+  };
+  s.store.resetLog();
+  const run = s.svc.pushChanged().finally(() => (done = true));
+  await waitFor(() => done, { clock: s.clock, stepMs: 50, timeoutMs: 20_000 });
+  await oldClient;
+  assert.equal(await run, 2);
+  assert.equal(step, undefined, "the old client read the index during the push");
+  assert.deepEqual(
+    Object.keys(await peerReadIndex(s.store)).sort(),
+    [MINE, NEW, THEIRS].sort(),
+    "the old client's entry and the push's stay named",
+  );
+  await assertIndexCurrent(s.store, { held: true });
+  assert.equal(s.store.peek(GLOBAL), undefined, "the global lock is released");
+});
+
+Deno.test("extension, oldClients: a push whose commit comes while another step's commit still holds the global lock shares that hold: the step's release waits for the push's index write, and an old client's rewrite comes after it", async () => {
+  let step: (() => Promise<void>) | undefined;
+  const s = await oldClientsTool(true, "sluice-ext-old-", async (key) => {
+    if ((key !== ".datastore-index.json" && !key.startsWith("_index/")) || !step) return;
+    const go = step;
+    step = undefined;
+    await go();
+  });
+  await Deno.mkdir(`${s.cache}/config`);
+  await Deno.writeTextFile(`${s.cache}/${MINE}`, "mine\n");
+  await s.svc.markDirty({ relPath: MINE });
+  assert.equal(await s.svc.pushChanged(), 1);
+  await Deno.writeTextFile(`${s.cache}/${NEW}`, "new\n");
+  await s.svc.markDirty({ relPath: NEW });
+  const other = s.svcProvider.createLock("/repo/.swamp", { maxWaitMs: 1000 });
+  await other.acquire();
+  let released = false;
+  let releasedAtCommit: boolean | undefined;
+  let clientDone = false;
+  step = async () => {
+    // That step's commit ends now: its release is asked, and an old client
+    // tries the lock.
+    void other.release().then(() => (released = true));
+    void s.oldClientLock.withLock(() =>
+      peerPush(s.store, { [THEIRS]: "theirs\n" }, { now: () => s.clock.now() })
+    ).finally(() => (clientDone = true));
+    await waitFor(
+      () =>
+        released ||
+        s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error"),
+      { clock: s.clock, stepMs: 50 },
+    );
+    releasedAtCommit = released;
+  };
+  s.store.resetLog();
+  let done = false;
+  const run = s.svc.pushChanged().finally(() => (done = true));
+  await waitFor(() => done && clientDone && released, { clock: s.clock, stepMs: 50 });
+  assert.equal(await run, 1);
+  assert.equal(releasedAtCommit, false, "the step's release waited for the push's index write");
+  assert.equal(
+    s.store.log.filter((l) => l.op === "put" && l.key === GLOBAL && l.outcome !== "error").length,
+    1,
+    "the push took no lock of its own: only the old client's acquisition",
+  );
+  assert.deepEqual(Object.keys(await peerReadIndex(s.store)).sort(), [MINE, NEW, THEIRS].sort());
+  await assertIndexCurrent(s.store, { held: true });
+  assert.equal(s.store.peek(GLOBAL), undefined, "the global lock is released");
 });

@@ -96,6 +96,7 @@ import { commitView, fenced, inNamespace, pushLockOptions, type PushScope } from
 import { verifyLocks } from "../../middleware/lock_fence.ts";
 import { ModelLockLostError } from "../../sync/lock_errors.ts";
 import { carryPrepared, takePrepared } from "./prepared_manifest.ts";
+import { SharedGlobalLock } from "./shared_global.ts";
 import { afterCommitted, reportPull, reportPush, telling } from "./sync_reporting.ts";
 import { isLazySkippable } from "./lazy_paths.ts";
 import { controlPlane } from "./control_plane.ts";
@@ -226,12 +227,18 @@ export class ExtensionSyncService implements SwampSyncService {
     const push = { signal: options.signal, ...lockOptions, checkCreates: !!p.config.oldClients };
     // Beside old clients, a push the tool makes without the global lock
     // (its token commands do) commits under it, as theirs rely on it.
+    // Whether this process holds it is asked when the commit takes it, not
+    // now: a hold seen now may be another step's commit, released before
+    // this one's. A hold then is shared, its release waiting for this
+    // commit (the tool's own around a structural command's push, so that
+    // push never waits for it); else the lock is acquired.
     const global = globalLockKey(ns);
-    const commitLock = p.config.oldClients && !this.#rt.held.global(global)
-      ? p.lockBackend.createLock(global, p.identity)
+    const commitLock = p.config.oldClients
+      ? new SharedGlobalLock(this.#rt.held, p.lockBackend.createLock(global, p.identity))
       : undefined;
-    // The global lock the tool holds around this push, if any: lost during
-    // it, the commit is told of (as under a lock of the push's own).
+    // Without old clients, the global lock the tool holds around this push,
+    // if any: lost during it, the commit is told of (as under a lock of the
+    // push's own; beside old clients, the commit under it tells).
     const toolGlobal = commitLock ? undefined : this.#rt.held.acquiredGlobal(global);
     const r = await fenced(
       this.#rt.held,
