@@ -19,8 +19,9 @@
  * the next push.
  *
  * The transaction takes the datastore's global lock. When this process
- * already holds it (the tool's commit step runs under it), the held lock is
- * used as is instead of waiting for ourselves.
+ * holds it as the transaction takes it (the tool's commit step runs under
+ * it), that hold is shared instead of waiting for ourselves, and its release
+ * waits for the transaction's end (`shared_global.ts`).
  *
  * @module
  */
@@ -42,15 +43,10 @@ import {
   sameLockfileValue,
 } from "../../sync/locks/lockfile_change.ts";
 import { globalLockKey } from "../../sync/locks/model_locks.ts";
-import type {
-  CallOptions,
-  DistributedLock,
-  Identity,
-  LockBackend,
-  LockInfo,
-  LockOptions,
-} from "../../sync/ports.ts";
+import type { DistributedLock, Identity, LockBackend, LockOptions } from "../../sync/ports.ts";
 import type { SyncService } from "../../sync/service/service.ts";
+import type { HeldLocks } from "./held_locks.ts";
+import { SharedGlobalLock } from "./shared_global.ts";
 
 /** State file (in the service's `.sluice/`) holding the lockfile's base. */
 export const LOCKFILE_BASE_STATE = "swamp-lockfile-base.json";
@@ -126,53 +122,23 @@ function withBase(change: LockfileChange, base: LockfileEntries): LockfileChange
 const isEmpty = (c: LockfileChange) =>
   Object.keys(c.set ?? {}).length === 0 && (c.remove ?? []).length === 0;
 
-/** A held lock lent to the transaction: acquiring and releasing it do nothing. */
-class LentLock implements DistributedLock {
-  readonly #held: DistributedLock;
-  constructor(held: DistributedLock) {
-    this.#held = held;
-  }
-  get key(): string {
-    return this.#held.key;
-  }
-  get nonce(): string | undefined {
-    return this.#held.nonce;
-  }
-  get lost(): boolean | undefined {
-    return this.#held.lost;
-  }
-  get loss() {
-    return this.#held.loss;
-  }
-  async acquire(): Promise<void> {}
-  async release(): Promise<void> {}
-  async withLock<T>(fn: () => Promise<T>): Promise<T> {
-    return await fn();
-  }
-  inspect(options?: CallOptions): Promise<LockInfo | null> {
-    return this.#held.inspect(options);
-  }
-  forceRelease(nonce: string): Promise<boolean> {
-    return this.#held.forceRelease(nonce);
-  }
-}
-
 /**
  * The lock backend the transaction of namespace `ns` uses: its global lock is
- * `globalLockKey(ns)` on the datastore's own store, lent from this process
- * when `heldGlobal` has it.
+ * `globalLockKey(ns)` on the datastore's own store; a hold of it by this
+ * process (`held`) when the transaction takes it is shared, that hold's
+ * release waiting for the transaction's end (another step's commit may hold
+ * it, and be released during the transaction: see `shared_global.ts`).
  */
 export function transactionLocks(
   backend: LockBackend,
   namespace: string,
-  heldGlobal: (key: string) => DistributedLock | undefined,
+  held: HeldLocks,
 ): LockBackend {
   return {
     name: backend.name,
     createLock(key: string, identity: Identity, options?: LockOptions): DistributedLock {
       const full = key === globalLockKey() ? globalLockKey(namespace) : key;
-      const held = heldGlobal(full);
-      return held ? new LentLock(held) : backend.createLock(full, identity, options);
+      return new SharedGlobalLock(held, backend.createLock(full, identity, options));
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The global lock a push of the tool commits under beside old clients
  * (`oldClients`), which rewrite the index from a read made before, relying
- * on that lock to keep other writers out in between.
+ * on that lock to keep other writers out in between; and the lock the
+ * managed lockfile's transaction takes (`lockfile_bridge.ts`).
  *
  * Whether this process holds the lock is asked when the push's index work
  * takes it, never as the push starts: the tool runs a workflow's steps in

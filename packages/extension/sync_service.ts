@@ -156,7 +156,7 @@ export class ExtensionSyncService implements SwampSyncService {
   }
 
   #lockfileLocks(ns: string) {
-    return transactionLocks(this.#rt.provider.lockBackend, ns, (k) => this.#rt.held.global(k));
+    return transactionLocks(this.#rt.provider.lockBackend, ns, this.#rt.held);
   }
 
   pullChanged(options: SwampSyncOptions = {}): Promise<number> {
