@@ -8,14 +8,16 @@
  * the commit), not a peer's change: the new copy replaces it with a
  * compare-and-swap on that orphan's version. A deletion the index does not
  * show yet is written over. A peer's write carries another id: an
- * uncommitted one is waited for (its push may be about to commit it),
- * unless the push was told to take the path over (`adoptUncommitted`, for a
- * writer gone for good): then that object is published in the index as its
- * writer's change, never written over, and met as a committed change. A
- * snapshot met by a committed change is written again over that version
- * (`snapshot_rebase.ts`), as is a `latest` marker naming a newer version than
- * the datastore's (`marker_rebase.ts`); any other committed change is a
- * recorded conflict (`cas_outcomes.ts`).
+ * uncommitted one is waited for (its push may be about to commit it), also
+ * over an entry naming this write's very bytes at another version than its
+ * base (this cache's own write, committed with its answer lost, which that
+ * peer pulled and wrote over), unless the push was told to take the path
+ * over (`adoptUncommitted`, for a writer gone for good): then that object
+ * is published in the index as its writer's change, never written over,
+ * and met as a committed change. A snapshot met by a committed change is
+ * written again over that version (`snapshot_rebase.ts`), as is a `latest`
+ * marker naming a newer version than the datastore's (`marker_rebase.ts`);
+ * any other committed change is a recorded conflict (`cas_outcomes.ts`).
  *
  * @module
  */
@@ -145,9 +147,19 @@ export async function settleRefused(ctx: WriteContext, writer: string): Promise<
     (named.v === remote.version ||
       (isUnversioned(named) &&
         (named.h ? named.h === await sha256Hex(remote.body) : named.s === remote.size)));
+  // Another Sluice writer's upload (its id, not this cache's) over an
+  // entry naming these very bytes: this copy is no change over what the
+  // index names (this cache's own write, committed with its answer lost,
+  // which that writer pulled and wrote over; or the same bytes committed by
+  // a peer). Nothing committed is in the way of it, so that upload is
+  // waited for as over the base itself: taken as theirs, the conflict would
+  // name an upload its writer may still withdraw.
+  const overTheseBytes = named?.h === ctx.hash && !!remote?.metadata?.[WRITER_METADATA] &&
+    remote.metadata[WRITER_METADATA] !== writer;
   if (
     remote &&
-    ((named?.v ?? null) === baseOf(ctx) || (ctx.entry.snapshot && !(await namesRemote())))
+    ((named?.v ?? null) === baseOf(ctx) ||
+      ((ctx.entry.snapshot || overTheseBytes) && !(await namesRemote())))
   ) {
     // Another writer's object the index does not name: its push is in
     // flight, or stopped between its upload and its index commit. That is

@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import { CONFIG_CAS_WRITER, settleRefused } from "./config_cas_met.ts";
 import { WRITER_METADATA } from "./own_writes.ts";
 import { PutModes } from "../sync/ports.ts";
+import { PUSH_WAITING_UNCOMMITTED } from "./cas_outcomes.ts";
 import {
   type InMemoryStore,
   mockPushContext,
   mockWriteContext,
+  peerPush,
   planEntry,
 } from "../packages/testing/mod.ts";
 
@@ -44,4 +46,40 @@ Deno.test("settleRefused: a peer's committed change is a recorded conflict, noth
   assert.ok(ctx.entry.handledBy.includes(CONFIG_CAS_WRITER));
   assert.equal(new TextDecoder().decode((await store.get(FILE))?.body), "peer");
   assert.equal(m.warnings[0]?.code, "config_changed_remotely");
+});
+
+/**
+ * The index names `committed` at another version than the write's base
+ * (`v0`), and the store holds a peer's upload over it that no index names.
+ */
+async function peerUploadOver(committed: string, body: string) {
+  const m = await mockPushContext();
+  const store = m.store as InMemoryStore;
+  await peerPush(store, { [FILE]: committed });
+  store.seed(FILE, "peer's upload", { [WRITER_METADATA]: "peer" });
+  const ctx = mockWriteContext(m.ctx, FILE, body, {
+    entry: planEntry(FILE, { class: "config", syncedVersion: "v0" }),
+    mode: PutModes.update("v0"),
+  });
+  return { m, store, ctx };
+}
+
+Deno.test("settleRefused: a peer's upload no index names, over an entry naming these very bytes, is waited for, not a conflict", async () => {
+  // This cache's own write, committed with its answer lost, then written over by a peer.
+  const { m, store, ctx } = await peerUploadOver("mine", "mine");
+  await settleRefused(ctx, "me");
+  assert.equal(ctx.entry.action, "skip");
+  assert.equal(ctx.entry.conflict, undefined);
+  assert.equal(m.warnings[0]?.code, PUSH_WAITING_UNCOMMITTED);
+  assert.equal(store.peekText(FILE), "peer's upload");
+});
+
+Deno.test("settleRefused: a peer's upload no index names, over an entry naming other bytes than these, is a conflict", async () => {
+  // A committed change this copy is not based on, whoever made it.
+  const { m, store, ctx } = await peerUploadOver("committed", "mine");
+  await settleRefused(ctx, "me");
+  assert.equal(ctx.entry.action, "skip");
+  assert.ok(ctx.entry.conflict);
+  assert.equal(m.warnings[0]?.code, "config_changed_remotely");
+  assert.equal(store.peekText(FILE), "peer's upload");
 });
