@@ -8,7 +8,7 @@ import { Command } from "commander";
 import { SluiceError } from "../sync/errors.ts";
 import { leftBehindError } from "../sync/left_behind.ts";
 import { pullLeftBehind, type PullResult } from "../sync/service/pull.ts";
-import { headIndex } from "../sync/transfer/remote_index.ts";
+import { DATASTORE_EMPTY, pulledFromNoIndex } from "../sync/service/datastore_empty.ts";
 import type { ObjectStore } from "../sync/ports.ts";
 import { setAsideSource } from "../sync/transfer/cache.ts";
 import { VANISHED_KEY } from "../sync/service/vanished_record.ts";
@@ -305,8 +305,14 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       // typo: its warning says what is there.
       const unindexed = out.warnings.some((w) => w.code === UNINDEXED_WRITES_LEFT);
       if (
-        result.fetched.length === 0 && s.service.state.syncedCount === 0 && !unindexed &&
-        await headIndex(s.store, s.service.config.retry, io.signal) === null
+        await pulledFromNoIndex({
+          fetched: result.fetched,
+          syncedCount: s.service.state.syncedCount,
+          unindexedWritesLeft: unindexed,
+          store: s.store,
+          retry: s.service.config.retry,
+          signal: io.signal,
+        })
       ) {
         if (cmd.opts<{ init?: boolean }>().init) {
           throw new SluiceError(
@@ -315,7 +321,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
           );
         }
         out.warn({
-          code: "datastore_empty",
+          code: DATASTORE_EMPTY,
           message:
             `The datastore at ${s.store.endpoint} holds no index: nothing was ever pushed there. If you expected files, check the bucket and prefix in --store (a new datastore starts with the first push to it).`,
         });

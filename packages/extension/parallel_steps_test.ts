@@ -192,13 +192,14 @@ Deno.test("parallel steps: a step's flush while another step still writes under 
   await w.commit(await w.prepare("m2"), lock2);
   assert.equal(store.peekText("data/shell/cmd/m2/out/1/raw"), "from m2");
   assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), undefined, "left for m1's flush");
+  // The steps' first pulls, of a datastore nothing was pushed to yet, say so (datastore_empty).
   assert.deepEqual(
-    w.warnings.map((x) => `${x.code}: ${x.message}`),
+    w.warnings.filter((x) => x.code !== "datastore_empty").map((x) => `${x.code}: ${x.message}`),
     [],
     "no work left behind: m1's own flush publishes its version",
   );
-  assert.deepEqual(w.lines, []);
+  assert.deepEqual(w.lines.filter((l) => !l.includes("warning[datastore_empty]")), []);
   await w.commit(await w.prepare("m1"), lock1);
   assert.equal(store.peekText("data/shell/cmd/m1/out/1/raw"), "from m1");
-  assert.deepEqual(w.warnings, []);
+  assert.deepEqual(w.warnings.filter((x) => x.code !== "datastore_empty"), []);
 });

@@ -60,7 +60,9 @@
  * - What a sync left behind is never passed over (the tool reads only the
  *   count): a push or a pull that leaves a conflict or a file unpublished,
  *   and a push that kept local deletions, warn (`sync_reporting.ts`,
- *   `left_behind.ts`; written to standard error by the entry files).
+ *   `left_behind.ts`; written to standard error by the entry files), and
+ *   so does a pull that synced nothing from a datastore with no index (a
+ *   mistyped bucket or prefix reads the same: `datastore_empty.ts`).
  *
  * @module
  */
@@ -98,6 +100,7 @@ import { ModelLockLostError } from "../../sync/lock_errors.ts";
 import { carryPrepared, takePrepared } from "./prepared_manifest.ts";
 import { SharedGlobalLock } from "./shared_global.ts";
 import { afterCommitted, reportPull, reportPush, telling } from "./sync_reporting.ts";
+import { pullTellingEmpty } from "./datastore_empty.ts";
 import { isLazySkippable } from "./lazy_paths.ts";
 import { controlPlane } from "./control_plane.ts";
 import { fetchForeignContent, pullForeignCatalogs } from "./foreign.ts";
@@ -190,7 +193,7 @@ export class ExtensionSyncService implements SwampSyncService {
     const models = options.context?.models ?? [];
     const named = models.map((m) => `${m.modelType}/${m.modelId}`);
     const holdBack = [...this.#heldBack(ns, named), ...await runsElsewhere(svc, named)];
-    const r = await svc.pullChanged({
+    const r = await pullTellingEmpty(this.#rt, svc, this.#cachePath, ns, {
       signal: options.signal,
       ...(models.length > 0 ? { prefixes: modelPullPrefixes(models) } : {}),
       ...(holdBack.length > 0 ? { holdBack } : {}),
