@@ -7,9 +7,11 @@
  * @module
  */
 import { Pipeline } from "./sync/pipeline.ts";
-import { SluiceError } from "./sync/errors.ts";
+import { ConfigError, SluiceError } from "./sync/errors.ts";
+import { closest } from "./sync/closest.ts";
 import { PUSH_PHASES, type PushContext, WRITE_PHASES, type WriteContext } from "./sync/context.ts";
 import {
+  DEFAULT_CONFIG,
   openSyncService,
   type SyncService,
   type SyncServiceOptions,
@@ -125,11 +127,52 @@ export interface SluiceOptions extends Omit<SyncServiceOptions, "push" | "write"
   readonly conditional?: ConditionalWrites;
 }
 
+/** Every key of {@link SluiceOptions}; {@link createSluice} refuses any other. */
+const SLUICE_OPTION_KEYS = [
+  "cacheDir",
+  "stateDir",
+  "ownersInProcess",
+  "store",
+  "lockBackend",
+  "identity",
+  "clock",
+  "events",
+  "config",
+  "plugins",
+  "disable",
+  "conditional",
+] as const satisfies readonly (keyof SluiceOptions)[];
+type UnlistedOption = Exclude<keyof SluiceOptions, (typeof SLUICE_OPTION_KEYS)[number]>;
+const _allOptions: UnlistedOption extends never ? true : never = true;
+void _allOptions;
+
+/**
+ * Refuses (`invalid_config`) a key of `options` that is no option: from
+ * JavaScript or a configuration file, a mistyped one would otherwise leave
+ * what it meant at its default in silence. Names the option, or the
+ * setting under `config`, that it most resembles.
+ */
+function refuseUnknownOptions(options: SluiceOptions): void {
+  const known: readonly string[] = SLUICE_OPTION_KEYS;
+  const unknown = Object.keys(options).filter((k) => !known.includes(k));
+  if (unknown.length === 0) return;
+  const k = unknown[0];
+  const setting = closest(k, Object.keys(DEFAULT_CONFIG));
+  const near = closest(k, known) ?? (setting ? `config.${setting}` : undefined);
+  throw new ConfigError(
+    k,
+    `no such option (unknown key "${k}"${
+      near ? `; did you mean "${near}"?)` : "); check the spelling"
+    }. The options are ${known.join(", ")}`,
+  );
+}
+
 /**
  * A sync service with the default gates. Without a `lockBackend`, locks are
  * the engine's, over the same store behind the same conditional-write
  * fallback as the push. The options are checked once, here, before anything
- * is built from them (`ConfigError` naming the field).
+ * is built from them (`ConfigError` naming the field; a key that is no
+ * option, or no setting of `config`, is refused too).
  *
  * @example
  * ```ts
@@ -142,6 +185,7 @@ export interface SluiceOptions extends Omit<SyncServiceOptions, "push" | "write"
 export async function createSluice(options: SluiceOptions): Promise<SyncService> {
   // Checked here, before the lock backend is built from `cacheDir` and
   // `store`; the service is then opened without checking them again.
+  refuseUnknownOptions(options);
   validateSyncServiceOptions(options);
   const conditional = options.conditional ?? defaultConditionalWrites;
   const { push, write } = defaultPipelines({ disable: options.disable, conditional });

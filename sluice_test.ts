@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
-import { createSluice, DEFAULT_GATES, defaultPipelines } from "./sluice.ts";
+import { createSluice, DEFAULT_GATES, defaultPipelines, type SluiceOptions } from "./sluice.ts";
 import { FakeClock, InMemoryStore } from "./packages/testing/mod.ts";
-import { SluiceError } from "./sync/errors.ts";
+import { ConfigError, SluiceError } from "./sync/errors.ts";
+import { createEmitter } from "./sync/events.ts";
+import { DEFAULT_CONFIG } from "./sync/service/service_options.ts";
+import { ConditionalWrites } from "./sync/transfer/conditional.ts";
 
 Deno.test("the default pipeline order is pinned", () => {
   const { push, write } = defaultPipelines();
@@ -50,6 +53,43 @@ Deno.test("disable naming no gate (a misspelt name) is refused, not taken as a r
     }),
     (e: unknown) => e instanceof SluiceError && e.code === "invalid_config",
   );
+});
+
+Deno.test("an unknown key, of the options or of config (a typo, from JavaScript or a file), is refused naming it and the key it most resembles", async () => {
+  const clock = new FakeClock();
+  const base = { cacheDir: await Deno.makeTempDir(), store: new InMemoryStore({ clock }), clock };
+  const cases: [Record<string, unknown>, string, RegExp][] = [
+    [{ concurrancy: 8 }, "concurrancy", /did you mean "config\.concurrency"\?/],
+    [{ identiy: { holder: "a@h", hostname: "h", pid: 1 } }, "identiy", /did you mean "identity"\?/],
+    [{ config: { concurrancy: 8 } }, "config.concurrancy", /did you mean "concurrency"\?/],
+    [{ config: { retry: { retriez: 1 } } }, "config.retry.retriez", /did you mean "retries"\?/],
+    [{ zzz: 1 }, "zzz", /no such option \(unknown key "zzz"\); check the spelling/],
+  ];
+  for (const [extra, field, message] of cases) {
+    await assert.rejects(
+      createSluice({ ...base, ...extra } as unknown as SluiceOptions),
+      (e: unknown) => {
+        assert.ok(e instanceof ConfigError, String(e));
+        assert.equal(e.code, "invalid_config");
+        assert.equal(e.field, field, JSON.stringify(extra));
+        assert.match(e.message, message, field);
+        return true;
+      },
+    );
+  }
+  // Every known key is taken.
+  const svc = await createSluice({
+    ...base,
+    stateDir: `${base.cacheDir}/.state`,
+    ownersInProcess: false,
+    identity: { holder: "a@h", hostname: "h", pid: 1 },
+    events: createEmitter(),
+    config: { ...DEFAULT_CONFIG },
+    plugins: [],
+    disable: [],
+    conditional: new ConditionalWrites(),
+  });
+  assert.equal(svc.cacheDir, base.cacheDir);
 });
 
 Deno.test("status lists each dirty path with its class and every gate that will handle it, writing nothing", async () => {

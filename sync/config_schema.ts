@@ -65,8 +65,18 @@ export const conditionalWritesSchema = z.enum(["auto", "required", "off"], {
  * parser says of one, with the known key it most resembles, so that a check
  * that shows only the issue's message (swamp's, `createSluice`'s) never
  * reads "an object {…}" for an object with a typo in it.
+ *
+ * @example
+ * ```ts
+ * import { strictObjectError } from "./config_schema.ts";
+ * strictObjectError("an object", ["concurrency"])({ code: "unrecognized_keys", keys: ["concurrancy"] });
+ * // 'no such setting (unknown key "concurrancy"; did you mean "concurrency"?)'
+ * ```
  */
-function strictObjectError(expected: string, known: readonly string[]) {
+export function strictObjectError(
+  expected: string,
+  known: readonly string[],
+): (issue: { code?: string; keys?: readonly string[] }) => string {
   return (issue: { code?: string; keys?: readonly string[] }): string => {
     if (issue.code !== "unrecognized_keys" || !issue.keys?.length) return expected;
     const keys = issue.keys.map((k) => `"${k}"`).join(", ");

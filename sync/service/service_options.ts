@@ -20,6 +20,7 @@ import {
   probeTtlSchema,
   retryConfigSchema,
   streamThresholdSchema,
+  strictObjectError,
 } from "../config_schema.ts";
 import { DEFAULT_STREAM_THRESHOLD } from "../transfer/body.ts";
 import type { SluiceEmitter } from "../events.ts";
@@ -87,8 +88,13 @@ export const DEFAULT_CONFIG: SyncConfig = {
   unfinishedVersions: "push",
 };
 
-/** The shape of `config` (every key optional: defaults fill the rest). */
-const syncConfigSchema = z.object({
+/**
+ * The shape of `config` (every key optional: defaults fill the rest). A key
+ * it does not know (a mistyped `concurrancy`) is refused, naming the known
+ * key it most resembles: from JavaScript or a configuration file, it would
+ * otherwise leave the setting it meant at its default in silence.
+ */
+const syncConfigSchema = z.strictObject({
   concurrency: concurrencySchema.optional(),
   retry: retryConfigSchema.optional(),
   conditionalWrites: conditionalWritesSchema.optional(),
@@ -98,7 +104,7 @@ const syncConfigSchema = z.object({
   streamThresholdBytes: streamThresholdSchema.optional(),
   firstIndexAtUploads: firstIndexAtUploadsSchema.optional(),
   unfinishedVersions: z.enum(["push", "hold"], { error: "push or hold" }).optional(),
-});
+}, { error: strictObjectError("an object of settings", Object.keys(DEFAULT_CONFIG)) });
 
 const shown = (v: unknown) => v === undefined ? "nothing" : JSON.stringify(v)?.slice(0, 80);
 
@@ -151,7 +157,9 @@ export function validateSyncServiceOptions(options: SyncServiceOptions): void {
   const issue = r.error.issues[0];
   let field = "config";
   let value: unknown = o.config;
-  for (const p of issue.path) {
+  // An unknown key is named itself, with what it was given.
+  const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]] : issue.path;
+  for (const p of path) {
     field += typeof p === "number" ? `[${p}]` : `.${String(p)}`;
     value = typeof value === "object" && value !== null
       ? (value as Record<PropertyKey, unknown>)[p]

@@ -69,6 +69,11 @@ Deno.test("each bad field is refused by its path, saying what is expected and wh
     [{ cacheDir: "/c", store, config: [] }, "config", /an object of settings, got \[\]/],
     [{ cacheDir: "/c", store, config: { concurrency: 0 } }, "config.concurrency", /got 0/],
     [
+      { cacheDir: "/c", store, config: { concurrancy: 8 } },
+      "config.concurrancy",
+      /no such setting \(unknown key "concurrancy"; did you mean "concurrency"\?\), got 8/,
+    ],
+    [
       { cacheDir: "/c", store, config: { retry: { retries: -1 } } },
       "config.retry.retries",
       /got -1/,
