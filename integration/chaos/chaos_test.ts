@@ -51,6 +51,7 @@ const LATEST_OFF = {
   putBackLostShare: 0,
   lockfileRaceShare: 0,
   lostMarkerWindowShare: 0,
+  underMarkerShare: 0,
 } as const;
 
 function describe(results: readonly HistoryResult[]): string {
@@ -1452,6 +1453,55 @@ Deno.test("history: a clone's unmarked hand deletion of a file whose entry an ol
       assert.ok(steps.every((o) => o.kind !== "sync" || o.id % 2 === 1));
       assert.equal(parseHistory(JSON.stringify(h)).ops[added.indexOf(old)].kind, "oldpull");
       assert.match(formatHistory(h), /stops between its read of the index and its write/);
+    },
+    { base: { ...INSERTS_OFF, oldShare: 1 } },
+  );
+  assert.ok(inserted > 60, `${inserted} histories`);
+});
+
+Deno.test("history: a committed version whose entries an old client's pull dropped, deleted here while its marker names it, is inserted at the start of v1 histories with old clients, from a generator of its own, the other operations as they were", () => {
+  const inserted = insertedAtStart(
+    { underMarkerShare: 1 },
+    (h) => h.v2 === true,
+    ({ h, steps, added }) => {
+      assert.deepEqual(steps.map((o) => o.kind), [
+        "sync",
+        "run",
+        "edit",
+        "crash",
+        "delete",
+        "wait",
+        "oldpull",
+        "run",
+        "sync",
+        "delete",
+        "sync",
+        "sync",
+      ]);
+      const [, first, made, crash, gone, , old, second, fetched, del, sync, last] = steps;
+      assert.ok(first.kind === "run" && second.kind === "run");
+      assert.deepEqual([second.clone, second.model, second.data], [
+        first.clone,
+        first.model,
+        first.data,
+      ]);
+      assert.ok(made.kind === "edit" && gone.kind === "delete" && crash.kind === "crash");
+      assert.ok(crash.at === "commit" && crash.queued && gone.how === "push");
+      assert.deepEqual([made.clone, crash.clone, gone.clone], [
+        first.clone,
+        first.clone,
+        first.clone,
+      ]);
+      assert.ok(fetched.kind === "sync" && fetched.clone !== first.clone);
+      assert.ok(old.kind === "oldpull" && old.window === fetched.clone);
+      assert.ok(del.kind === "delete" && del.run === second.id && del.committed);
+      assert.ok(del.clone === first.clone || del.clone === fetched.clone);
+      assert.ok(sync.kind === "sync" && sync.clone === first.clone);
+      assert.ok(last.kind === "sync" && last.clone === fetched.clone);
+      // A core-driven clone's sync with an even id, beside old clients, pulls nothing.
+      assert.ok(steps.every((o) => o.kind !== "sync" || o.id % 2 === 1));
+      assert.equal(parseHistory(JSON.stringify(h)).ops[added.indexOf(del)].kind, "delete");
+      assert.match(formatHistory(h), /committed version, its marker here naming it/);
     },
     { base: { ...INSERTS_OFF, oldShare: 1 } },
   );

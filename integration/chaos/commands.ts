@@ -43,6 +43,7 @@ import type { LocalChanges } from "./local_changes.ts";
 import type { ShapeWatch } from "./shapes.ts";
 import type { ChaosStats } from "./stats.ts";
 import { pendingChanges, unaccounted } from "./accounted.ts";
+import { underMarkerDelete } from "./under_marker.ts";
 
 /** Lock timings of the workload (fake time). */
 export const CHAOS_LOCK: LockOptions = { ttlMs: 30_000, maxWaitMs: 60_000, retryDelayMs: 2_000 };
@@ -147,6 +148,8 @@ export interface CommandEnv {
    * scheduling); absent: not looked at.
    */
   storeRead?(path: string): Promise<Uint8Array | undefined>;
+  /** Whether the remote index names `path` now (read past faults and scheduling); absent: not looked at. */
+  indexNames?(path: string): Promise<boolean>;
 }
 
 /**
@@ -1032,6 +1035,12 @@ export function moveCommand(
           await svc.markDirty({ relPath: dir });
           await pushOf(env, svc);
         });
+      }
+      if (op.run !== undefined && op.committed) {
+        return plain(
+          `delete (${op.how}) of run #${op.run}'s committed version`,
+          (svc) => underMarkerDelete(env, op, svc),
+        );
       }
       if (op.run !== undefined) {
         return plain(`delete (${op.how}) of run #${op.run}'s version`, async (svc) => {

@@ -42,6 +42,7 @@ import { insertDroppedDeletion } from "./moves_dropped.ts";
 import { insertPutBackLost } from "./moves_put_back.ts";
 import { insertLockfileRace } from "./moves_lockfile.ts";
 import { insertLostMarkerWindow } from "./moves_lost_marker.ts";
+import { insertUnderMarker } from "./moves_under_marker.ts";
 import {
   markBlinds,
   markParallel,
@@ -428,6 +429,10 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
     own(0x6c6d6b77),
     options.lostMarkerWindowShare ?? 0.1,
   );
+  // From a generator of its own: the operations above stay as they were.
+  if (oldClients && !v2) {
+    insertUnderMarker(ops, clones, own(0x756e6d6b), options.underMarkerShare ?? 0.05);
+  }
   return {
     seed,
     clones,

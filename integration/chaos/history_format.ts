@@ -67,7 +67,9 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
         op.how === "dir"
           ? "notes/"
           : op.kind === "delete" && op.run !== undefined
-          ? `the files of run #${op.run}'s version`
+          ? `the files of run #${op.run}'s ${
+            op.committed ? "committed version, its marker here naming it" : "version"
+          }`
           : SHARED_FILES[op.file]
       } (${op.how})`;
     case "marker":

@@ -176,6 +176,13 @@ export type Op =
     /** `during`: as for an edit. */
     readonly pick?: number;
     readonly run?: number;
+    /**
+     * With `run`: the files of that run's version, committed (acknowledged),
+     * as this clone holds them while its `latest` marker here names that
+     * version, removed here, marked by name and pushed (see
+     * {@link insertUnderMarker}); nothing happens otherwise.
+     */
+    readonly committed?: boolean;
   }
   /**
    * A clone points a latest marker at its highest local version of that data

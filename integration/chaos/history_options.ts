@@ -93,6 +93,8 @@ export interface GenerateOptions {
   readonly lockfileRaceShare?: number;
   /** Chance that a history with old clients and a core-driven clone flushing in two phases starts with that clone's run losing its version, and the one a run of its cut off at its commit uploaded, to another tool inside an old client's read-modify-write of the index (see {@link insertLostMarkerWindow}); default 0.1. */
   readonly lostMarkerWindowShare?: number;
+  /** Chance that a v1 history with old clients and two clones or more starts with a committed version whose entries an old client's pull dropped, deleted here by a clone's user while the marker names it (see {@link insertUnderMarker}); default 0.05. */
+  readonly underMarkerShare?: number;
   /** Chance that a history has brief outages, one write or deletion of a push failing as unreachable (see {@link insertBlips}); default 0.1. */
   readonly blipShare?: number;
 }

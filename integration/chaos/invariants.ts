@@ -193,6 +193,12 @@
  *   index write a Sluice writer made meanwhile outside the global lock (a
  *   marker's take-back: the committed bytes put back and named) is undone
  *   so. Spared: a marker another tool wrote honouring no lock.
+ * - I36: a clone's push of its user's deletion of a committed data version
+ *   (a `delete` with `committed`), made while the marker there names that
+ *   version, deletes none of the version's objects the store held as the
+ *   user deleted them, while the marker there still names it: a version is
+ *   never deleted under its marker, also where an old client's index write
+ *   from an earlier read dropped its entries (`under_marker.ts`).
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land
@@ -242,7 +248,8 @@ export type Invariant =
   | "I32"
   | "I33"
   | "I34"
-  | "I35";
+  | "I35"
+  | "I36";
 
 /** A broken invariant. */
 export interface Violation {
@@ -358,6 +365,13 @@ export class GroundTruth {
   readonly runs: RunRecord[] = [];
   /** The `raw` outputs of runs not acknowledged that their clone's user deleted (`delete` with `run`). */
   readonly userDeletedRaws = new Set<string>();
+  /**
+   * Files of committed versions a clone's user deleted while the marker
+   * there named their version (`delete` with `committed`): held by the
+   * push while the marker names the version (I36), gone once a later push
+   * finds the marker moved on; I1 spares them.
+   */
+  readonly userDeletedCommitted = new Set<string>();
   /**
    * Versions a second process over a clone's cache marked dirty (`sibling`
    * moves): one it did not push itself (it died, or its push failed) is the
@@ -990,6 +1004,8 @@ export class GroundTruth {
     let spared = 0;
     for (const r of this.runs.filter((r) => r.outcome === "success")) {
       for (const f of r.files) {
+        // Deleted by a user of a clone while its marker named it: I36.
+        if (this.userDeletedCommitted.has(f.path)) continue;
         // Deleted by another tool: I19 checks its bytes instead.
         if (this.#vanished.some((v) => v.path === f.path && sameBytes(v.bytes, f.bytes))) continue;
         const missing: string[] = [];

@@ -3778,3 +3778,22 @@ Deno.test("chaos regression: a --merged refused on a data version another writer
     '{"seed":199930196,"clones":5,"kinds":["api","api","core-single-phase","api","api"],"skewMs":[0,-68846,0,0,0],"ops":[{"id":58,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":59,"kind":"tick","n":26,"pick":842126744},{"id":60,"kind":"vanish","file":0,"run":58,"whole":true},{"id":62,"kind":"sync","clone":4},{"id":64,"kind":"tick","n":6,"pick":644579873},{"id":66,"kind":"wait","ms":960000},{"id":67,"kind":"sync","clone":4},{"id":3,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":6,"kind":"tick","n":17,"pick":124796879},{"id":7,"kind":"tick","n":22,"pick":1106624465},{"id":22,"kind":"resolve","clone":0,"pick":0,"how":"merged"}]}',
   );
 });
+
+/**
+ * I36 (seed 203100000, `--under-marker-share 1 --old-share 1`, shrunk; 4
+ * clones with old clients, a v1 index): an old client's pull on c3's
+ * machine read the index (c2's deletion of a file it pushed landed, its
+ * commit cut off: an entry naming nothing), and stopped; c2's run committed
+ * version 1 of m0's `log` and its marker, c0 synced, fetching both, and the
+ * old client wrote back the index it had read, dropping version 1's entries.
+ * c0's user then deleted version 1 here, the marker here naming it, and
+ * pushed: the deletion went for want of an index entry, taking c2's
+ * committed version from the store while the marker named it. A deletion
+ * under the marker now goes for want of an entry only over this cache's own
+ * take-back upload (or nothing), never a committed version.
+ */
+Deno.test("chaos regression: a peer's committed version whose entries an old client's pull dropped is not deleted by a push while the marker here names it (I36, seed 203100000)", async () => {
+  await clean(
+    '{"seed":203100000,"clones":4,"kinds":["api","core","api","core"],"oldClients":true,"ops":[{"id":61,"kind":"edit","clone":2,"file":0,"how":"push"},{"id":63,"kind":"crash","clone":2,"at":"commit","queued":true},{"id":64,"kind":"delete","clone":2,"file":0,"how":"push"},{"id":65,"kind":"tick","n":18,"pick":827269830},{"id":66,"kind":"wait","ms":31000},{"id":68,"kind":"oldpull","clone":3,"window":0},{"id":69,"kind":"run","clone":2,"model":0,"data":1,"workMs":0},{"id":70,"kind":"tick","n":44,"pick":1360790722},{"id":71,"kind":"sync","clone":0},{"id":72,"kind":"tick","n":14,"pick":970277005},{"id":73,"kind":"delete","clone":0,"file":0,"how":"push","run":69,"committed":true}]}',
+  );
+});

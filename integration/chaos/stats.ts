@@ -265,6 +265,10 @@ export interface ChaosStats {
   editsBlocked: number;
   /** Run outputs deleted here by their user (`delete` with `run`). */
   runOutputsDeleted: number;
+  /** Committed versions deleted here by a user while the marker here named them (`delete` with `committed`). */
+  underMarkerDeletes: number;
+  /** Of them, named by no index (an old client's pull dropped the entry of the version's `raw`) as deleted here or right after their push. */
+  underMarkerUnnamed: number;
   /** Files written under a directory and marked by the directory's name (`under` edits). */
   editsUnderMarkedByName: number;
   /** Crashes that hit between a commit-step write and the index update. */
@@ -393,6 +397,8 @@ export function emptyStats(): ChaosStats {
     theirsCopiedByHand: 0,
     editsBlocked: 0,
     runOutputsDeleted: 0,
+    underMarkerDeletes: 0,
+    underMarkerUnnamed: 0,
     editsUnderMarkedByName: 0,
     commitCrashes: 0,
     answerCrashes: 0,

@@ -281,6 +281,7 @@ export abstract class WorldSlots {
         return out;
       },
       storeRead: (path) => this.target.inspect.read(path),
+      indexNames: async (path) => Object.hasOwn(await indexEntriesOf(this.target.inspect), path),
       pushedUnderGlobalLock: (svc, r) => {
         const slot = this.clones.find((c) => c.svc === svc);
         if (slot) this.settleNamed(slot.index, r);
