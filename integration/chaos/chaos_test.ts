@@ -52,6 +52,8 @@ const LATEST_OFF = {
   lockfileRaceShare: 0,
   lostMarkerWindowShare: 0,
   underMarkerShare: 0,
+  takeBackBlipShare: 0,
+  putBackAnswerShare: 0,
 } as const;
 
 function describe(results: readonly HistoryResult[]): string {
@@ -774,6 +776,8 @@ const MOVE_SHARES = [
   "theirsBlockedShare",
   "theirsUnderShare",
   "putBackLostShare",
+  "takeBackBlipShare",
+  "putBackAnswerShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */
@@ -1352,7 +1356,8 @@ Deno.test("history: brief outages (a push's write or deletion out of reach once)
     assert.ok(h.ops.slice(firstAdded).every((o) => o.kind !== "foreign"), `seed ${seed}`);
     assert.deepEqual(parseHistory(JSON.stringify(h)).ops, h.ops);
     assert.match(formatHistory(h), /fails as unreachable, once/);
-    if (generateHistory(seed).ops.some((o) => o.kind === "blip")) blips++;
+    // The blip move's own (not a take-back move's, aimed at a marker).
+    if (generateHistory(seed).ops.some((o) => o.kind === "blip" && !o.marker)) blips++;
   }
   assert.ok(blips > 5 && blips < 50, `${blips} of 200 by default`);
 });
@@ -1506,6 +1511,42 @@ Deno.test("history: a committed version whose entries an old client's pull dropp
     { base: { ...INSERTS_OFF, oldShare: 1 } },
   );
   assert.ok(inserted > 60, `${inserted} histories`);
+});
+
+Deno.test("history: a run losing its version and a cut-off run's, a brief outage aimed at its marker take-back (its delete, or its create landing with its answer lost), is inserted at the start from a generator of its own, the other operations as they were", () => {
+  for (
+    const [key, call] of [["takeBackBlipShare", "delete"], ["putBackAnswerShare", "put"]] as const
+  ) {
+    const inserted = insertedAtStart({ [key]: 1 }, () => false, ({ h, steps }) => {
+      assert.deepEqual(steps.map((o) => o.kind), [
+        "sync",
+        "run",
+        "crash",
+        "run",
+        "wait",
+        "blip",
+        "run",
+        "lockless",
+        "lockless",
+        "sync",
+        "sync",
+      ]);
+      const [, first, crash, cut, , blip, run, below, own, sync, again] = steps;
+      assert.ok(first.kind === "run" && cut.kind === "run" && run.kind === "run");
+      assert.ok([first, cut].every((r) => r.model === run.model && r.data === run.data));
+      assert.ok(
+        [first, cut, crash, blip, sync, again].every((o) => "clone" in o && o.clone === run.clone),
+      );
+      assert.ok(crash.kind === "crash" && crash.at === "commit" && crash.queued);
+      assert.ok(blip.kind === "blip" && blip.call === call && blip.marker);
+      assert.equal(blip.landed === true, call === "put");
+      assert.ok(below.kind === "lockless" && below.below && below.run === run.id && below.indexed);
+      assert.ok(own.kind === "lockless" && !own.below && own.run === run.id && own.indexed);
+      assert.deepEqual(parseHistory(JSON.stringify(h)).ops, h.ops);
+      assert.match(formatHistory(h), /of a latest marker/);
+    });
+    assert.ok(inserted === 200, `${key}: ${inserted} histories`);
+  }
 });
 
 Deno.test("history: a clone's lockfile change kept pending through an outage, a peer's published, a pull here, then this clone's transaction, is inserted at the start from a generator of its own, the other operations as they were", () => {

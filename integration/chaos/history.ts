@@ -43,6 +43,7 @@ import { insertPutBackLost } from "./moves_put_back.ts";
 import { insertLockfileRace } from "./moves_lockfile.ts";
 import { insertLostMarkerWindow } from "./moves_lost_marker.ts";
 import { insertUnderMarker } from "./moves_under_marker.ts";
+import { insertTakeBackFault } from "./moves_take_back.ts";
 import {
   markBlinds,
   markParallel,
@@ -433,6 +434,11 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   if (oldClients && !v2) {
     insertUnderMarker(ops, clones, own(0x756e6d6b), options.underMarkerShare ?? 0.05);
   }
+  // From generators of their own: the operations above stay as they were.
+  const takeBackBlip = options.takeBackBlipShare ?? 0.05;
+  insertTakeBackFault(ops, clones, own(0x74626270), takeBackBlip, "delete");
+  const putBackAnswer = options.putBackAnswerShare ?? 0.05;
+  insertTakeBackFault(ops, clones, own(0x70626177), putBackAnswer, "put");
   return {
     seed,
     clones,

@@ -183,7 +183,11 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
     case "flaky":
       return `${head} ${op.count}x ${op.call}${op.afterEffect ? " (after effect)" : ""}`;
     case "blip":
-      return `${head} c${op.clone} (armed: its next ${op.call} of a file fails as unreachable, once)`;
+      return `${head} c${op.clone} (armed: its next ${op.call} of ${
+        op.marker
+          ? (op.call === "put" ? "a latest marker as a create" : "a latest marker")
+          : "a file"
+      } fails as unreachable, once${op.landed ? ", its first attempt landed" : ""})`;
     case "tick":
       return `${head} ${op.n} @${op.pick}`;
     case "wait":

@@ -343,12 +343,18 @@ export type Op =
    * the push stops its further writes and deletions there, and its commit
    * meets the store back. Disarmed once it struck, and for the final sync.
    * Inserted from a generator of its own (see {@link insertBlips}).
+   * With `marker`, only a call on a `latest` marker strikes (a `put` only
+   * as a create: a take-back's put-back of the committed bytes, see
+   * {@link insertTakeBackFault}); with `landed`, the first attempt of the
+   * struck put takes effect before its answer is lost.
    */
   | {
     readonly id: number;
     readonly kind: "blip";
     readonly clone: number;
     readonly call: "put" | "delete";
+    readonly marker?: boolean;
+    readonly landed?: boolean;
   }
   /**
    * Another tool (a copy by hand, a script, a restore from a backup) puts

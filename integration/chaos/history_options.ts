@@ -95,6 +95,10 @@ export interface GenerateOptions {
   readonly lostMarkerWindowShare?: number;
   /** Chance that a v1 history with old clients and two clones or more starts with a committed version whose entries an old client's pull dropped, deleted here by a clone's user while the marker names it (see {@link insertUnderMarker}); default 0.05. */
   readonly underMarkerShare?: number;
+  /** Chance that a history starts with a clone's run losing its version, and the one a run of its cut off at its commit uploaded, to another tool, a brief outage striking its marker take-back's delete of that upload (see {@link insertTakeBackFault}); default 0.05. */
+  readonly takeBackBlipShare?: number;
+  /** Chance that a history starts with that loss, the take-back's create of the committed marker landing with its answer lost (see {@link insertTakeBackFault}); default 0.05. */
+  readonly putBackAnswerShare?: number;
   /** Chance that a history has brief outages, one write or deletion of a push failing as unreachable (see {@link insertBlips}); default 0.1. */
   readonly blipShare?: number;
 }

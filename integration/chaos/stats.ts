@@ -98,6 +98,8 @@ export interface ChaosStats {
   setAsideFlakyLooks: number;
   /** Brief outages met (`blip` moves): a push's write or deletion failed as unreachable, once. */
   blips: number;
+  /** Of them, aimed at a `latest` marker (a take-back's delete of its upload, or its put-back's create). */
+  markerBlips: number;
   /** Clone crashes (and restarts). */
   crashes: number;
   /** Lockfile transactions started (final retries included). */
@@ -329,6 +331,7 @@ export function emptyStats(): ChaosStats {
     setAsideFlakyHistories: 0,
     setAsideFlakyLooks: 0,
     blips: 0,
+    markerBlips: 0,
     crashes: 0,
     lockfileTxns: 0,
     lockfileAcked: 0,

@@ -164,7 +164,14 @@ export abstract class WorldCommands extends WorldMoves {
           op.clone,
           plainCommand(this.env, op.clone, `arm a brief outage (${op.call})`, () => {
             // Reached only in the final sync (its queue drained there): none then.
-            if (this.currentOpId !== -1) this.blipArmed.set(slot, { call: op.call, left: 0 });
+            if (this.currentOpId !== -1) {
+              this.blipArmed.set(slot, {
+                call: op.call,
+                left: 0,
+                ...(op.marker ? { marker: true } : {}),
+                ...(op.landed ? { landed: true } : {}),
+              });
+            }
             return Promise.resolve();
           }, true), // arming calls nothing of the library: no line of the log read (I30)
         );

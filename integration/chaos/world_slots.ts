@@ -563,7 +563,10 @@ export abstract class WorldSlots {
    * Clones armed by a `blip` move: the key of the call failing (once the
    * first eligible call met it) and how many of its calls are still to fail.
    */
-  readonly blipArmed = new Map<CloneSlot, { key?: string; call: "put" | "delete"; left: number }>();
+  readonly blipArmed = new Map<
+    CloneSlot,
+    { key?: string; call: "put" | "delete"; left: number; marker?: boolean; landed?: boolean }
+  >();
 
   /**
    * `store`, where a clone armed by a `blip` move meets a brief outage: its
@@ -573,32 +576,43 @@ export abstract class WorldSlots {
    * goes through. Disarmed once the last of them failed.
    */
   protected blips(store: ObjectStore): ObjectStore {
-    const strike = (call: "put" | "delete", key: string): boolean => {
+    /** 0: the call goes through; 1: it fails; 2: it lands, its answer lost. */
+    const strike = (call: "put" | "delete", key: string, create = false): 0 | 1 | 2 => {
       // Who calls is known only now, before the first await.
       const label = this.sched.label ?? "";
-      if (isOldClientCommand(label) || isOldPullCommand(label)) return false;
+      if (isOldClientCommand(label) || isOldPullCommand(label)) return 0;
       const slot = this.clones.find((c) => c.owner === this.sched.owner);
       const armed = slot && this.blipArmed.get(slot);
-      if (!slot || !armed || armed.call !== call) return false;
+      if (!slot || !armed || armed.call !== call) return 0;
+      let first = false;
       if (armed.key === undefined) {
-        if (!blippable(key)) return false;
+        if (!blippable(key)) return 0;
+        if (armed.marker && (!key.endsWith("/latest") || (call === "put" && !create))) return 0;
         armed.key = key;
         armed.left = CHAOS_CONFIG.retry.retries + 1;
+        first = true;
         this.stats.blips++;
-        this.note(`c${slot.index} meets a brief outage at its ${call} of ${key}`);
-      } else if (armed.key !== key) return false;
+        if (armed.marker) this.stats.markerBlips++;
+        this.note(
+          `c${slot.index} meets a brief outage at its ${call} of ${key}${
+            armed.landed ? " (its first attempt lands)" : ""
+          }`,
+        );
+      } else if (armed.key !== key) return 0;
       if (--armed.left <= 0) this.blipArmed.delete(slot);
-      return true;
+      return first && armed.landed ? 2 : 1;
     };
     return {
       ...store,
       endpoint: store.endpoint,
-      put: (key, body, mode, o) =>
-        strike("put", key)
-          ? Promise.reject(new UnreachableError(`put ${key}: injected brief outage`))
-          : store.put(key, body, mode, o),
+      put: async (key, body, mode, o) => {
+        const s = strike("put", key, mode.kind === "create");
+        if (s === 0) return store.put(key, body, mode, o);
+        if (s === 2) await store.put(key, body, mode, o);
+        throw new UnreachableError(`put ${key}: injected brief outage`);
+      },
       delete: (key, o) =>
-        strike("delete", key)
+        strike("delete", key) !== 0
           ? Promise.reject(new UnreachableError(`delete ${key}: injected brief outage`))
           : store.delete(key, o),
     };
