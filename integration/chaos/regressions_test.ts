@@ -3833,3 +3833,22 @@ Deno.test("chaos regression: a marker take-back whose put-back create landed wit
     '{"seed":203400000,"clones":4,"kinds":["api","core","api","core"],"reusedLocks":true,"ops":[{"id":93,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":94,"kind":"tick","n":25,"pick":1512958623},{"id":95,"kind":"crash","clone":0,"at":"commit","queued":true},{"id":96,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":100,"kind":"blip","clone":0,"call":"put","marker":true,"landed":true},{"id":101,"kind":"run","clone":0,"model":1,"data":0,"workMs":0},{"id":102,"kind":"lockless","run":101,"pick":808339918,"indexed":true,"below":true},{"id":103,"kind":"lockless","run":101,"pick":213369728,"indexed":true},{"id":104,"kind":"tick","n":38,"pick":2005145133}]}',
   );
 });
+
+/**
+ * I13 (seed 203150150, default shares, shrunk; 2 clones, a v2 index): c1
+ * made notes/shared-2.lock after c0 had published it (a conflict, changed
+ * remotely) and deleted it here; c0 replaced its file by a directory, which
+ * c1 pulled, and edited the file under it; c1 edited that file too (a
+ * second conflict), then replaced the directory by a file of its name. The
+ * final sync's `--mine` of the file's conflict was held back by its push
+ * (resolve the file under the directory first), rebasing the file on c0's
+ * file, deleted since. That record made the file look synced: `--mine` of
+ * the file under the directory was refused as a copy deleted here, and
+ * `--theirs` found the file in the way. A file above that differs from its
+ * record is now this cache's own shape, as one never synced is.
+ */
+Deno.test("chaos regression: a file that replaced a directory here, rebased by its own held-back --mine, still lets the conflict under it resolve (I13, seed 203150150)", async () => {
+  await clean(
+    '{"seed":203150150,"clones":2,"absentOnError":true,"v2":true,"kinds":["api","core-single-phase"],"checkedDeletes":true,"ops":[{"id":76,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":80,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":82,"kind":"delete","clone":1,"file":5,"how":"push"},{"id":84,"kind":"reshape","clone":0,"file":5,"how":"push"},{"id":85,"kind":"tick","n":17,"pick":821933748},{"id":86,"kind":"sync","clone":1},{"id":87,"kind":"tick","n":4,"pick":127407174},{"id":4,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":59,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":64,"kind":"tick","n":1,"pick":1070774288},{"id":65,"kind":"sync","clone":1},{"id":22,"kind":"reshape","clone":1,"file":5,"how":"push"}]}',
+  );
+});

@@ -238,8 +238,8 @@ export async function resolveConflict(
   // A data version published again by another writer: never written over.
   if (rec.reason === REWRITTEN_WHY && rec.theirs) throw rewrittenVersion(rec, resolution);
   // Your copy gone with its directory, a file of that name made here in its
-  // place (never synced): mine is this cache's shape, the deletion of the
-  // path there with that file published.
+  // place (never synced, or changed since its record): mine is this cache's
+  // shape, the deletion of the path there with that file published.
   const above = resolution === "mine" && rec.mine?.location === path && !cache.exists(path)
     ? await ownFileAbove(deps, path)
     : undefined;

@@ -184,8 +184,13 @@ export async function versionedTheirs(
 
 /**
  * The file above `path` in the cache that replaced the directory `path`
- * lies in: a regular file this cache never synced (the other shape of that
- * name, made here), if there is one.
+ * lies in: a regular file this cache never synced, or one that differs from
+ * the copy it records as synced there (the other shape of that name, made
+ * here, that no push published), if there is one. The record may be a
+ * rebase alone: a `--mine` of that file's own conflict, held back by its
+ * push while `path` is in conflict, rebases it on theirs, which may be a
+ * file the datastore has since replaced by the directory (chaos seed
+ * 203150150); the file is still this cache's shape then.
  */
 export async function ownFileAbove(
   deps: Pick<ResolveDeps, "cache" | "state">,
@@ -193,6 +198,9 @@ export async function ownFileAbove(
 ): Promise<string | undefined> {
   const { cache, state } = deps;
   const at = ancestorWhere(path, (d) => cache.exists(d) && !cache.holdsDirectory(d));
-  if (at === undefined || state.synced(at)) return undefined;
-  return (await cache.hashFile(at).catch(() => null)) ? at : undefined;
+  if (at === undefined) return undefined;
+  const here = await cache.hashFile(at).catch(() => null);
+  if (!here) return undefined;
+  const synced = state.synced(at);
+  return synced === undefined || synced.hash !== here.hash ? at : undefined;
 }

@@ -73,8 +73,8 @@ export async function resolveTheirs(
     );
   } else if (!here && rec.theirs && !cache.exists(path)) {
     // A file of this cache's own that replaced the path's directory here
-    // (never synced) is in the way of theirs: set aside, as a directory
-    // that replaced a file here is.
+    // (never synced, or changed since its record) is in the way of theirs:
+    // set aside, as a directory that replaced a file here is.
     const above = await ownFileAbove(deps, path);
     if (above !== undefined) {
       setAside.push(
