@@ -66,7 +66,8 @@ export function versionUnderMarker(): Middleware<PushContext> {
         );
       }
       if (named.get(marker) !== n) continue;
-      if (await unnamed(e.path)) {
+      const look = await unnamed(e.path);
+      if (look === "goes") {
         ctx.note(VERSION_UNDER_MARKER, `${e.path}: no index names it, its deletion goes`, e);
         continue;
       }
@@ -74,6 +75,10 @@ export function versionUnderMarker(): Middleware<PushContext> {
       e.keepDirty = true;
       e.reason = underMarkerReason(marker, n);
       e.handledBy.push(VERSION_UNDER_MARKER);
+      // Its entry dropped, the store holding the version synced: held, it
+      // would stay named by no index for good (a pull leaves a deletion
+      // marked here to the push), so the push names it again.
+      if (look === "dropped") e.nameSynced = true;
       ctx.note(VERSION_UNDER_MARKER, `${e.path}: ${marker} names its version, kept`, e);
     }
     await next();
@@ -81,33 +86,39 @@ export function versionUnderMarker(): Middleware<PushContext> {
 }
 
 /**
- * Whether the datastore's index names no entry at a path (nor one a v2
- * shard holds that its meta does not list yet), read once, and only when a
- * deletion under a marker asks, and the store holds there nothing or this
- * cache's own upload that a take-back recorded as synced. No index, or one
- * that cannot be read, counts as naming it: the deletion is held, as before
+ * What the datastore holds at a path a deletion under a marker would
+ * delete, its index read once, and only when such a deletion asks. `goes`:
+ * no index names an entry there (nor one a v2 shard holds that its meta
+ * does not list yet), and the store holds there nothing or this cache's own
+ * upload that a take-back recorded as synced. No index, or one that cannot
+ * be read, counts as naming it: the deletion is held (`held`), as before
  * the look. So does another writer's object no index names, or one of this
  * cache's whose commit recorded it: a committed version whose entry an old
- * client's index write dropped (its writer's next pull names it again) is
- * one, which the marker may name on every clone.
+ * client's index write dropped, which the marker may name on every clone.
+ * Such an object at the very version this cache synced is `dropped`: held,
+ * and named again by this push (chaos seed 203100030).
  */
-function unnamedIn(ctx: PushContext): (path: string) => Promise<boolean> {
+function unnamedIn(ctx: PushContext): (path: string) => Promise<"goes" | "dropped" | "held"> {
   const o = [ctx.config.retry, ctx.signal] as const;
   let index: ReturnType<typeof readIndex> | undefined;
   return async (path) => {
     try {
       index ??= readIndex(ctx.store, ...o, ctx.config.concurrency);
       const got = await index;
-      if (!got || Object.hasOwn(got.entries, path)) return false;
-      if (await unlistedEntry(ctx.store, got, path, ...o) !== undefined) return false;
+      if (!got || Object.hasOwn(got.entries, path)) return "held";
+      if (await unlistedEntry(ctx.store, got, path, ...o) !== undefined) return "held";
       const there = await ctx.store.head(path, { signal: ctx.signal });
-      if (there === null) return true;
+      if (there === null) return "goes";
+      const synced = ctx.state.synced(path);
       // This cache's own upload, recorded as synced by a take-back (which
       // records no `own`), not by the commit of a version it created.
-      return there.metadata?.[WRITER_METADATA] === (await readWriterId(ctx.cache) ?? undefined) &&
-        ctx.state.synced(path)?.own === undefined;
+      if (
+        there.metadata?.[WRITER_METADATA] === (await readWriterId(ctx.cache) ?? undefined) &&
+        synced?.own === undefined
+      ) return "goes";
+      return synced?.version === there.version ? "dropped" : "held";
     } catch {
-      return false;
+      return "held";
     }
   };
 }

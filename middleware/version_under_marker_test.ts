@@ -183,3 +183,41 @@ Deno.test("this cache's own committed version whose entries an old client droppe
   assert.deepEqual(r.deleted, []);
   assert.equal(store.peekText(`${D}/10/raw`), "version 10", "a committed version the marker names");
 });
+
+Deno.test("a held deletion of a committed version whose entries an old client dropped names the version again", async () => {
+  const store = new InMemoryStore();
+  const a = await service(store);
+  await a.cache.write(`${D}/9/raw`, enc.encode("version 9"));
+  await a.cache.write(`${D}/latest`, enc.encode("9"));
+  await a.markDirty({ relPath: D });
+  await a.pushChanged();
+  await peerPush(store, { "files/theirs.txt": "theirs\n" }, {
+    afterRead: async () => {
+      await a.cache.write(`${D}/10/raw`, enc.encode("version 10"));
+      await a.cache.write(`${D}/10/metadata.yaml`, enc.encode("version: 10\n"));
+      await a.cache.write(`${D}/latest`, enc.encode("10"));
+      await a.markDirty({ relPath: D });
+      await a.pushChanged();
+    },
+  });
+  const dropped = (await readIndex(store, RETRY))?.entries ?? {};
+  assert.ok(!Object.hasOwn(dropped, `${D}/10/raw`), "the old client dropped the entry");
+  await Deno.remove(`${a.cacheDir}/${D}/10`, { recursive: true });
+  await a.markDirty({ relPath: `${D}/10` });
+  // A pull meets the deletion marked here and the entry dropped; the push
+  // holds the deletion under the marker and names the version again.
+  await a.pullChanged();
+  const r = await a.pushChanged();
+  assert.deepEqual(r.deleted, []);
+  const named = (await readIndex(store, RETRY))?.entries ?? {};
+  for (const f of ["raw", "metadata.yaml"]) {
+    const p = `${D}/10/${f}`;
+    assert.ok(Object.hasOwn(named, p), `${p}: a version the marker names is named again`);
+    assert.equal(named[p].v, (await store.head(p))?.version);
+  }
+  assert.ok(r.skipped.some((s) => s.path === `${D}/10/raw` && s.keepDirty), "still held here");
+  // Named again, it stays so: the next push holds the deletion as before.
+  const again = await a.pushChanged();
+  assert.deepEqual(again.deleted, []);
+  assert.ok(Object.hasOwn((await readIndex(store, RETRY))?.entries ?? {}, `${D}/10/raw`));
+});

@@ -185,6 +185,14 @@ export interface PlanEntry {
    */
   nameOnly?: boolean;
   /**
+   * With `skip` (a deletion held, kept dirty): the index no longer names
+   * the path (another client dropped its entry) while the store holds the
+   * very version this cache synced. The push names that version again from
+   * the synced record, writing nothing, as a pull's dropped entry is named
+   * again (see `service/dropped_entries.ts`); the deletion stays held.
+   */
+  nameSynced?: boolean;
+  /**
    * A file its writer rewrites whole each time (a snapshot, such as a
    * catalog export): written over the version the datastore holds when the
    * write is made, by a compare-and-swap on that version, rather than only

@@ -3852,3 +3852,19 @@ Deno.test("chaos regression: a file that replaced a directory here, rebased by i
     '{"seed":203150150,"clones":2,"absentOnError":true,"v2":true,"kinds":["api","core-single-phase"],"checkedDeletes":true,"ops":[{"id":76,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":80,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":82,"kind":"delete","clone":1,"file":5,"how":"push"},{"id":84,"kind":"reshape","clone":0,"file":5,"how":"push"},{"id":85,"kind":"tick","n":17,"pick":821933748},{"id":86,"kind":"sync","clone":1},{"id":87,"kind":"tick","n":4,"pick":127407174},{"id":4,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":59,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":64,"kind":"tick","n":1,"pick":1070774288},{"id":65,"kind":"sync","clone":1},{"id":22,"kind":"reshape","clone":1,"file":5,"how":"push"}]}',
   );
 });
+
+/**
+ * I11 (seed 203100030, `--under-marker-share 1 --old-share 1`, shrunk; 5
+ * clones with old clients): c4's run of m1's `out` committed version 1, an
+ * old client's pull wrote back the index it had read before, dropping the
+ * version's entries, and c4 deleted the version here while its marker named
+ * it. The push held the deletion (4826a6e), and the pull left the deletion
+ * marked here to that push, so nothing named the version again: the store
+ * kept objects no index named. A held deletion whose entry was dropped, the
+ * store holding the version synced, now names that version again.
+ */
+Deno.test("chaos regression: a held deletion of this cache's committed version whose entries an old client dropped names it again (I11, seed 203100030)", async () => {
+  await clean(
+    '{"seed":203100030,"clones":5,"absentOnError":true,"kinds":["core","api","api","api","core"],"oldClients":true,"checkedDeletes":true,"reusedLocks":true,"ops":[{"id":63,"kind":"edit","clone":4,"file":3,"how":"push"},{"id":65,"kind":"crash","clone":4,"at":"commit","queued":true},{"id":66,"kind":"delete","clone":4,"file":3,"how":"push"},{"id":67,"kind":"tick","n":18,"pick":1822743282},{"id":70,"kind":"oldpull","clone":3,"window":3},{"id":71,"kind":"run","clone":4,"model":1,"data":0,"workMs":0},{"id":75,"kind":"delete","clone":4,"file":0,"how":"push","run":71,"committed":true}]}',
+  );
+});

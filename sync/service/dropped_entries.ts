@@ -11,7 +11,10 @@
  * deletion, and marks it to be published again ({@link keepDropped}); one
  * deleted here, the deletion not marked, keeps its record as a local
  * deletion, which only a push of its name makes on the datastore
- * ({@link warnDroppedHere}).
+ * ({@link warnDroppedHere}). One deleted here with the deletion marked is
+ * left to the push, which deletes the object; a push that holds that
+ * deletion (a data version its `latest` marker names: see
+ * `middleware/version_under_marker.ts`) names the version again instead.
  *
  * @module
  */

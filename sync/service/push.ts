@@ -25,7 +25,7 @@ import { pushFailure } from "./push_failure.ts";
 import type { PushResult, PushTally } from "./push_result.ts";
 import { settledAfter, settleStrays } from "./push_settle.ts";
 import { commitStep, MARKER_WITH_REFUSED_DELETION } from "./push_commit_step.ts";
-import { holdConflicted, reportDryRun } from "./push_holds.ts";
+import { holdConflicted, nameHeldAgain, reportDryRun } from "./push_holds.ts";
 
 export { MARKER_WITH_REFUSED_DELETION };
 import { type ProgressSoFar, PushProgress } from "./push_progress.ts";
@@ -452,6 +452,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         list.splice(0, list.length, ...list.filter(kept));
       }
     }
+    nameHeldAgain(ctx.plan, indexSet, indexCheck);
     const pending = mergePending(deps.commitOnly ?? undefined, {
       set: indexSet,
       remove: indexRemove,

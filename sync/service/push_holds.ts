@@ -5,6 +5,7 @@
  * @module
  */
 import type { PlanEntry } from "../context.ts";
+import type { IndexEntry } from "../transfer/remote_index.ts";
 import { type ConflictSet, resolveHint } from "./conflicts.ts";
 import type { PushResult } from "./push_result.ts";
 
@@ -73,5 +74,33 @@ export function reportDryRun(
       keepDirty: !!e.keepDirty,
       ...(!e.keepDirty ? { unpublished: true as const } : {}),
     });
+  }
+}
+
+/**
+ * Entries a gate held with `nameSynced` (their deletion held, their index
+ * entry dropped by another client while the store holds the version this
+ * cache synced): named again at that version, from the synced record, into
+ * `set`, and only while the store still holds it (`check`). The path stays
+ * dirty (not handled), its deletion held as before. An entry a two-phase
+ * push's preparation made was named by that preparation.
+ *
+ * @example
+ * ```ts
+ * import { nameHeldAgain } from "./push_holds.ts";
+ * nameHeldAgain([], {}, []);
+ * ```
+ */
+export function nameHeldAgain(
+  plan: readonly PlanEntry[],
+  set: Record<string, IndexEntry>,
+  check: string[],
+): void {
+  for (const e of plan) {
+    if (e.action !== "skip" || !e.nameSynced || e.prepared) continue;
+    const { syncedVersion: v, syncedHash: h, syncedSize: s } = e;
+    if (v === undefined || h === undefined || s === undefined) continue;
+    set[e.path] = { v, h, s };
+    check.push(e.path);
   }
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { holdConflicted, reportDryRun } from "./push_holds.ts";
+import { holdConflicted, nameHeldAgain, reportDryRun } from "./push_holds.ts";
 import { ConflictSet } from "./conflicts.ts";
 import { emptyPushResult } from "./push_result.ts";
 import { conflictRecord, planEntry } from "../../packages/testing/mod.ts";
@@ -61,4 +61,19 @@ Deno.test("an entry left out already at a path with an open conflict is held for
   assert.equal(plan[3].reason, "done");
   assert.equal(plan[4].reason, "no conflict");
   assert.equal(plan[4].keepDirty, undefined);
+});
+
+Deno.test("a held deletion whose entry was dropped is named again at the version synced, only while the store holds it", () => {
+  const synced = { syncedVersion: "v3", syncedHash: "h3", syncedSize: 9 };
+  const plan = [
+    planEntry("data/t/m/d/1/raw", { action: "skip", keepDirty: true, nameSynced: true, ...synced }),
+    planEntry("data/t/m/d/2/raw", { action: "skip", keepDirty: true, ...synced }),
+    planEntry("data/t/m/d/3/raw", { action: "skip", nameSynced: true, prepared: true, ...synced }),
+    planEntry("data/t/m/d/4/raw", { action: "skip", nameSynced: true }),
+  ];
+  const set = {};
+  const check: string[] = [];
+  nameHeldAgain(plan, set, check);
+  assert.deepEqual(set, { "data/t/m/d/1/raw": { v: "v3", h: "h3", s: 9 } });
+  assert.deepEqual(check, ["data/t/m/d/1/raw"]);
 });
