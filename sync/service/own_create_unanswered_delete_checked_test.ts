@@ -1,10 +1,12 @@
 /**
  * A file created here whose commit landed with its answer lost, pulled and
  * edited by a peer, then deleted here, on a store whose deletes check the
- * version and then delete (MinIO's): a peer's edit landing between that
- * check and the delete is deleted with it (the endpoint's race), and is not
- * lost: the entry naming it stays, a pull past the grace records the object
- * lost, and the peer keeps its copy as a conflict and publishes it again.
+ * version and then delete (MinIO's): the deletion takes out the entry
+ * naming this cache's write first, and a peer's edit landing between the
+ * check and the delete meets that committed deletion, which it never saw.
+ * It is not published over it: the peer's commit leaves it out as a
+ * conflict with the deletion, the deletion stands, and the peer keeps its
+ * copy, which --mine publishes again.
  */
 import assert from "node:assert/strict";
 import { readIndex } from "../transfer/remote_index.ts";
@@ -14,13 +16,12 @@ import {
   checkedDeleteStore,
   clone,
   createAnswerLost,
-  pastDanglingGrace,
   put,
   quick,
   read,
 } from "./clone_kit.ts";
 
-Deno.test("a peer's edit a checked delete of this cache's committed-unanswered create removed in its window survives: the entry stays, and the peer keeps and republishes its copy", async () => {
+Deno.test("a peer's edit committed in a checked delete's window of this cache's committed-unanswered create meets the deletion as a conflict: the deletion stands, and the peer keeps and republishes its copy", async () => {
   const store = new InMemoryStore();
   const path = "notes/new.txt";
   const a = await clone(store, "a");
@@ -31,25 +32,24 @@ Deno.test("a peer's edit a checked delete of this cache's committed-unanswered c
   const a2 = await clone(racing.store, "a", a.cacheDir);
   await Deno.remove(`${a.cacheDir}/${path}`);
   await a2.markDirty({ relPath: path });
+  let pushed: Awaited<ReturnType<typeof b.pushChanged>> | undefined;
   racing.arm(async () => {
-    // The peer's edit of the committed file lands between the check and the delete.
+    // The peer's edit of the committed file lands between the check and the
+    // delete, after the entry naming a's write was taken out.
     await put(b, path, "b's edit");
-    const pushed = await b.pushChanged();
-    assert.deepEqual(pushed.uploaded, [path]);
+    pushed = await b.pushChanged();
   });
   await a2.pushChanged();
-  // The delete removed b's edit in its window (the endpoint's race): the
-  // entry naming it is kept, never taken out as a's own deletion.
-  const entry = (await readIndex(store, quick.retry))?.entries[path];
+  // The peer's commit met a's committed deletion: never named over it.
+  assert.deepEqual(pushed?.uploaded, []);
+  assert.deepEqual(pushed?.conflicts, [path]);
+  assert.deepEqual(b.conflicts().map((c) => [c.path, c.theirs]), [[path, null]]);
+  assert.equal((await readIndex(store, quick.retry))?.entries[path], undefined);
   assert.equal(store.peekText(path), undefined);
-  assert.ok(entry, "the entry naming b's edit stays");
-  // A pull past the grace records the object as lost; b, holding the last
-  // copy, keeps it as a conflict, and --mine publishes it again.
   const c = await clone(store, "c");
-  await pastDanglingGrace(c);
   await c.pullChanged();
-  const kept = await b.pullChanged();
-  assert.deepEqual(kept.conflicts, [path]);
+  assert.equal(await read(c, path), undefined, "the deletion stands");
+  // b keeps its copy, and --mine publishes it again.
   assert.equal(await read(b, path), "b's edit");
   await b.resolveConflict(path, "mine");
   assert.equal(store.peekText(path), "b's edit");

@@ -131,6 +131,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     // Writes that found their bytes already in the store: committed only while it holds them.
     const indexCheck: string[] = [];
     const baseGone: string[] = [];
+    const namedBase: string[] = [];
     const foundGone: string[] = [];
     // The version each write or delete was conditional on (null: created), so
     // the commit never puts back an entry a peer has since replaced.
@@ -298,6 +299,11 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         if (wctx.mode.kind === "update") indexBase[entry.path] = wctx.mode.version;
         else if (wctx.mode.kind === "create") indexBase[entry.path] = null;
         if (wctx.baseGone) baseGone.push(entry.path);
+        // Over the version synced here, named by the index (not a dropped entry's).
+        if (
+          wctx.mode.kind === "update" && wctx.mode.version === entry.syncedVersion &&
+          !state.synced(entry.path)?.republish
+        ) namedBase.push(entry.path);
         handled.push(entry.path);
         if (wctx.outcome === "identical") {
           result.identical.push(entry.path);
@@ -461,6 +467,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       baseSize: indexBaseSize,
       check: indexCheck,
       baseGone,
+      namedBase,
       foundGone,
       synced: indexSynced,
       handled,

@@ -37,6 +37,8 @@ export interface PendingCommit {
   readonly check?: readonly string[];
   /** Paths written where the store no longer held their base (see `IndexChange.baseGone`). */
   readonly baseGone?: readonly string[];
+  /** Paths written over the version the index named when synced here (see `IndexChange.namedBase`). */
+  readonly namedBase?: readonly string[];
   /** Removals whose delete found the object gone (see `IndexChange.foundGone`). */
   readonly foundGone?: readonly string[];
   /** Dirty paths the commit cleans. */
@@ -176,6 +178,7 @@ export async function commitPrepared(
       baseSize: pending.baseSize,
       check,
       baseGone: pending.baseGone,
+      namedBase: pending.namedBase,
       foundGone: pending.foundGone,
       checkCreates: deps.checkCreates,
     },

@@ -46,6 +46,7 @@ export function mergePending(
     baseSize: { ...prior.baseSize, ...own.baseSize },
     check: [...prior.check ?? [], ...own.check ?? []],
     baseGone: [...prior.baseGone ?? [], ...own.baseGone ?? []],
+    namedBase: [...prior.namedBase ?? [], ...own.namedBase ?? []],
     foundGone: [...prior.foundGone ?? [], ...own.foundGone ?? []],
     synced: { ...prior.synced, ...own.synced },
     handled: [...prior.handled, ...own.handled],

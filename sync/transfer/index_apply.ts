@@ -176,6 +176,13 @@ export async function apply(
   for (const p of change.baseGone ?? []) {
     if (Object.hasOwn(change.set, p) && current(p) === undefined) deletedSince.add(p);
   }
+  // So too a write over the version the index named when its writer synced
+  // it (`namedBase`), whose entry is gone now: a deletion committed since,
+  // whose delete met this write in place of that version (a cache taking
+  // back its own committed write takes the entry out before its delete).
+  for (const p of change.namedBase ?? []) {
+    if (Object.hasOwn(change.set, p) && current(p) === undefined) deletedSince.add(p);
+  }
   // Paths to check, each with whether it is another writer's (`foreign`).
   const removeChecks = new Map<string, boolean>();
   for (const p of change.remove) {

@@ -85,6 +85,7 @@ export async function updateV2(
       verify: change.verify,
       check: change.check,
       baseGone: change.baseGone,
+      namedBase: change.namedBase,
       foundGone: change.foundGone,
       removeHeld: change.removeHeld,
       checkCreates: change.checkCreates,

@@ -245,6 +245,15 @@ export interface IndexChange {
    */
   readonly baseGone?: readonly string[];
   /**
+   * Paths written over their `base` where the index named that version when
+   * their writer last synced it (not an entry another client dropped, kept
+   * to be named again). Set only while an entry is there: once none is, a
+   * deletion was committed since, which this change never saw (its delete
+   * met this write in place of the base, after its entry was taken out), and
+   * the path is left out as a conflict, as with `baseGone` (see `apply`).
+   */
+  readonly namedBase?: readonly string[];
+  /**
    * Removals whose delete found nothing there (the object already gone), or
    * whose delete was a check then a delete (`ObjectStore.deletesChecked`).
    * Where the entry names another version than the removal's `base` (a

@@ -1,0 +1,72 @@
+/**
+ * A file created here whose push commit landed with its answer lost, then
+ * deleted here, while a peer that pulled it edits it: the peer's upload
+ * lands over this cache's write after the deletion took out the entry
+ * naming that write, before the delete of it (which then finds the peer's
+ * upload there). The deletion is committed: the index names nothing at
+ * the path. The peer's commit, based on a version no index names any
+ * more, must not name the path again over that deletion: it is the peer's
+ * conflict, as any edit that meets a committed deletion is.
+ */
+import assert from "node:assert/strict";
+import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { clone, createAnswerLost, isIndexKey, put, quick, read } from "./clone_kit.ts";
+
+const PATH = "config/settings.yaml";
+
+Deno.test("a peer's edit uploaded while this cache withdraws its own unanswered create, committed after the withdrawal, is the peer's conflict: the deletion stands", async () => {
+  const store = new InMemoryStore();
+  let onIndexPut: (() => Promise<void>) | undefined;
+  const a = await clone(
+    hookedStore(store, {
+      after: async (key) => {
+        if (!isIndexKey(key) || !onIndexPut) return;
+        const hook = onIndexPut;
+        onIndexPut = undefined;
+        await hook();
+      },
+    }),
+    "a",
+  );
+  const b = await clone(store, "b");
+  const v = await createAnswerLost(store, a, PATH, "a's file");
+  assert.equal(a.state.synced(PATH), undefined, "the answer was lost: never synced here");
+  await b.pullChanged();
+  assert.equal(await read(b, PATH), "a's file");
+  assert.equal(b.state.synced(PATH)?.version, v);
+
+  // b edits it; its upload lands just after a's push took out the entry
+  // naming a's write, before a's delete of that write.
+  await put(b, PATH, "b's edit");
+  let prepared: Awaited<ReturnType<typeof b.preparePush>> | undefined;
+  onIndexPut = async () => {
+    prepared = await b.preparePush();
+  };
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.markDirty({ relPath: PATH });
+  await a.pushChanged();
+  assert.ok(prepared, "b's upload was made inside a's withdrawal");
+  const vb = (await store.head(PATH))?.version;
+  assert.ok(vb !== undefined && vb !== v, "b's upload stands over a's write");
+  assert.equal(
+    (await readIndex(store, quick.retry))?.entries[PATH],
+    undefined,
+    "a's deletion is committed: the index names nothing",
+  );
+
+  // b's commit meets the committed deletion it never saw: a conflict.
+  const committed = await b.commitPush(prepared!);
+  assert.deepEqual(committed.uploaded, []);
+  assert.deepEqual(committed.conflicts, [PATH]);
+  assert.deepEqual(b.conflicts().map((c) => [c.path, c.theirs]), [[PATH, null]]);
+  assert.equal(await read(b, PATH), "b's edit", "b's edit is kept locally");
+  assert.equal(
+    (await readIndex(store, quick.retry))?.entries[PATH],
+    undefined,
+    "the deletion stands",
+  );
+  const c = await clone(store, "c");
+  await c.pullChanged();
+  assert.equal(await read(c, PATH), undefined, "a fresh clone sees the deletion");
+});
