@@ -72,3 +72,16 @@ Deno.test("sync and async are fixed whatever the writes take; the defaults are a
   windowed.timed(() => clock.advance(1));
   assert.equal(windowed.async, true, "the oldest fast write left the window: 17 of 32");
 });
+
+Deno.test("what the process spent on the CPU during a write is not waiting: slow writes that computed never turn it, slow writes that waited do", () => {
+  const clock = steppedClock();
+  let cpu = 0;
+  const busy = new MetadataPace({ now: clock.now, cpu: () => cpu });
+  // 2 ms each, 1.9 of them on the CPU (a filesystem computing in the kernel).
+  for (let i = 0; i < 100; i++) busy.timed(() => (clock.advance(2), cpu += 1.9));
+  assert.equal(busy.async, false, "0.1 ms waited each");
+  const waiting = new MetadataPace({ now: clock.now, cpu: () => cpu });
+  // 2 ms each, 0.1 of them on the CPU (a network mount answering).
+  for (let i = 0; i < 8; i++) waiting.timed(() => (clock.advance(2), cpu += 0.1));
+  assert.equal(waiting.async, true, "1.9 ms waited each");
+});
