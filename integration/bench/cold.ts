@@ -16,7 +16,9 @@
  * of every side warms up the JIT and the server; then rounds alternate
  * (bare, Sluice default, Sluice equal; then the reverse order), each side
  * with a fresh store (a cold client). Printed: median wall ms and
- * client CPU ms (`process.cpuUsage`, user + system) per side, the ratios
+ * client CPU ms (`process.cpuUsage`, user + system) per side, how each
+ * Sluice pull ended up making its files (`writeCallsRuns`: synchronous or
+ * asynchronous calls, see `sync/transfer/metadata_pace.ts`), the ratios
  * Sluice/bare beside their goals (of the medians, and the median of each
  * round's own ratio), and the requests each side sent.
  *
@@ -108,6 +110,11 @@ interface Run {
   readonly wallMs: number;
   readonly cpuMs: number;
   readonly requests: Record<string, number>;
+  /**
+   * A Sluice pull's: how its cache made directories and small files by the
+   * end ("sync" or "async" calls, see `sync/transfer/metadata_pace.ts`).
+   */
+  writeCalls?: "sync" | "async";
 }
 
 type Side = "bare" | "sluiceDefault" | "sluiceEqual";
@@ -177,6 +184,9 @@ function summarise(
       medianCpuMs: round(m.cpuMs),
       wallRuns: runs[s].map((r) => round(r.wallMs)),
       cpuRuns: runs[s].map((r) => round(r.cpuMs)),
+      ...(runs[s].some((r) => r.writeCalls)
+        ? { writeCallsRuns: runs[s].map((r) => r.writeCalls) }
+        : {}),
       requests: runs[s].at(-1)?.requests,
       ...(s === "bare" ? {} : {
         wallRatio: round(ratios.wall, 3),
@@ -277,6 +287,7 @@ async function sizeSection(
         fetched = (await svc.pullChanged()).fetched.length;
       });
       if (fetched !== files) throw new Error(`pulled ${fetched} of ${files} files`);
+      run.writeCalls = svc.cache.writeCalls;
       return run;
     } finally {
       closeStore(raw);
