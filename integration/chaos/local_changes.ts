@@ -190,6 +190,15 @@ export class LocalChanges {
   }
 
   /**
+   * Clone `clone`'s cache was replaced by a copy of another's that lacks
+   * `path`, a file its synced record names: a deletion made in the cache
+   * copied, taken with the copy its user chose, so its user's from now on.
+   */
+  inherited(clone: number, path: string): void {
+    this.touchedIn.push({ clone, path });
+  }
+
+  /**
    * True when clone `clone` wrote the bytes `hash` at `path` and itself
    * replaced that write since (a later edit, a deletion, a directory made in
    * its place): the bytes are no longer its user's choice there.

@@ -3886,3 +3886,20 @@ Deno.test("chaos regression: an edit uploaded inside a take-back of a committed-
     '{"seed":203150119,"clones":5,"kinds":["core","api","api","api","core"],"oldClients":true,"etag":true,"ops":[{"id":76,"kind":"lockfile","clone":3,"set":"@chaos/ext-76"},{"id":51,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":64,"kind":"tick","n":20,"pick":949418405},{"id":33,"kind":"crash","clone":0,"at":"answer","queued":true},{"id":34,"kind":"edit","clone":0,"file":1,"how":"push"},{"id":35,"kind":"tick","n":23,"pick":1785639735},{"id":36,"kind":"sync","clone":4},{"id":37,"kind":"tick","n":31,"pick":600334378},{"id":39,"kind":"delete","clone":0,"file":1,"how":"push"},{"id":40,"kind":"tick","n":32,"pick":145468256},{"id":41,"kind":"sync","clone":4},{"id":42,"kind":"edit","clone":4,"file":1,"how":"push"},{"id":43,"kind":"tick","n":13,"pick":1402226973}]}',
   );
 });
+
+/**
+ * I33 (seed 205300004, a false report; 5 clones, a v2 index): c1 edited
+ * notes/shared-1.md and pushed it, then its user deleted the file by hand
+ * (no mark, so no push of changed files publishes the deletion), and c3's
+ * cache was replaced by a copy of c1's, state and all. The copy's synced
+ * record names the file while the cache lacks it: a local deletion, c1's
+ * unpublished change carried into the copy its user chose, which a pull
+ * keeps as it keeps c1's own (`sluice pull --restore-deleted` takes it
+ * back). The checker held c3 to the file as if its user had never deleted
+ * it; a copy now takes on the deletions of the cache it was copied from.
+ */
+Deno.test("chaos regression: a copy of a cache whose user deleted a synced file by hand keeps that deletion as its own (I33, seed 205300004)", async () => {
+  await clean(
+    '{"seed":205300004,"clones":5,"absentOnError":true,"v2":true,"kinds":["api","api","core","api","core-single-phase"],"reusedLocks":true,"ops":[{"id":36,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":40,"kind":"delete","clone":1,"file":4,"how":"hand"},{"id":41,"kind":"damaged","clone":1,"file":4,"pick":1680293265,"replaceFails":true},{"id":25,"kind":"copy","clone":3,"from":1}]}',
+  );
+});

@@ -258,6 +258,12 @@ export abstract class WorldMoves extends WorldSlots {
     await copyTree(from.dir, slot.dir);
     slot.incarnation++;
     await this.boot(slot);
+    // The copy's local deletions (synced files it lacks) come with it, as
+    // its user chose it: a pull keeps them, as it keeps any deletion here.
+    for (const path of slot.svc.state.syncedPaths()) {
+      const st = await Deno.lstat(`${slot.dir}/${path}`).catch(() => null);
+      if (!st?.isFile) this.changes.inherited(slot.index, path);
+    }
     this.startNext(slot);
   }
 
