@@ -10,6 +10,37 @@ import { setAsideVersion } from "./lost_version.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+const indexKey = (k: string) => k.startsWith("_") || k.startsWith(".");
+
+/**
+ * Cache "a" pushes version 1 of `D` and its marker, then writes version 2 and
+ * moves the marker to it; that push uploads both (the marker over the
+ * committed one) and its commit is cut off.
+ */
+async function cutOffMarkerPush(store: InMemoryStore, D: string) {
+  const marker = `${D}/latest`;
+  const a = await clone(store, "a");
+  await put(a, `${D}/1/raw`, "v1");
+  await put(a, `${D}/1/metadata.yaml`, "version: 1");
+  await put(a, marker, "1");
+  await a.pushChanged();
+  await put(a, `${D}/2/raw`, "v2");
+  await put(a, `${D}/2/metadata.yaml`, "version: 2");
+  await put(a, marker, "2");
+  store.failNext("put", 50, undefined, { match: indexKey });
+  await assert.rejects(a.pushChanged());
+  store.heal();
+  return { a, marker };
+}
+
+/** The index is current, and a fresh clone pulls nothing uncommitted and reads marker "1". */
+async function assertFreshCloneReadsOne(store: InMemoryStore, marker: string) {
+  await assertIndexCurrent(store, { held: true });
+  const b = await clone(store, "b");
+  const pulled = await b.pullChanged();
+  assert.deepEqual(pulled.uncommitted, []);
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${marker}`), "1");
+}
 
 Deno.test("a lost version's marker reset here takes back this cache's unnamed upload of the marker, never a peer's or a named one", async () => {
   // Chaos seed 118000955: a run's marker upload (naming version 2), its commit
@@ -186,21 +217,9 @@ for (const versionFromBytes of [false, true]) {
     async () => {
       const store = new InMemoryStore({ versionFromBytes });
       const D = "data/t/m/out";
-      const a = await clone(store, "a");
-      await put(a, `${D}/1/raw`, "v1");
-      await put(a, `${D}/1/metadata.yaml`, "version: 1");
-      await put(a, `${D}/latest`, "1");
-      await a.pushChanged();
       // A run wrote version 2 and moved the marker to it; the push uploaded
       // both (the marker over the committed one), and its commit was cut off.
-      await put(a, `${D}/2/raw`, "v2");
-      await put(a, `${D}/2/metadata.yaml`, "version: 2");
-      await put(a, `${D}/latest`, "2");
-      store.failNext("put", 50, undefined, {
-        match: (k) => k.startsWith("_") || k.startsWith("."),
-      });
-      await assert.rejects(a.pushChanged());
-      store.heal();
+      const { a } = await cutOffMarkerPush(store, D);
       assert.equal(store.peekText(`${D}/latest`), "2", "the marker upload landed");
       // Version 2 changed here since: lost (never rewritten); the marker reset to 1.
       await put(a, `${D}/2/raw`, "v2 changed");
@@ -224,19 +243,7 @@ Deno.test("a marker take-back cut off between its put-back of the committed mark
   // version the store no longer held for good.
   const store = new InMemoryStore();
   const D = "data/t/m/cut";
-  const marker = `${D}/latest`;
-  const a = await clone(store, "a");
-  await put(a, `${D}/1/raw`, "v1");
-  await put(a, `${D}/1/metadata.yaml`, "version: 1");
-  await put(a, marker, "1");
-  await a.pushChanged();
-  await put(a, `${D}/2/raw`, "v2");
-  await put(a, `${D}/2/metadata.yaml`, "version: 2");
-  await put(a, marker, "2");
-  const indexKey = (k: string) => k.startsWith("_") || k.startsWith(".");
-  store.failNext("put", 50, undefined, { match: indexKey });
-  await assert.rejects(a.pushChanged());
-  store.heal();
+  const { a, marker } = await cutOffMarkerPush(store, D);
   assert.equal(store.peekText(marker), "2", "the marker upload landed");
   await put(a, `${D}/2/raw`, "v2 changed");
   // The take-back's index write is cut off (its put-back landed).
@@ -247,29 +254,13 @@ Deno.test("a marker take-back cut off between its put-back of the committed mark
   // The next pull and push of this cache name the copy put back.
   await a.pullChanged();
   await a.pushChanged();
-  await assertIndexCurrent(store, { held: true });
-  const b = await clone(store, "b");
-  const pulled = await b.pullChanged();
-  assert.deepEqual(pulled.uncommitted, []);
-  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${marker}`), "1");
+  await assertFreshCloneReadsOne(store, marker);
 });
 
 Deno.test("a marker take-back whose put-back of the committed marker lands with its answer lost is repaired by the next pull and push", async () => {
   const store = new InMemoryStore();
   const D = "data/t/m/lost";
-  const marker = `${D}/latest`;
-  const a = await clone(store, "a");
-  await put(a, `${D}/1/raw`, "v1");
-  await put(a, `${D}/1/metadata.yaml`, "version: 1");
-  await put(a, marker, "1");
-  await a.pushChanged();
-  await put(a, `${D}/2/raw`, "v2");
-  await put(a, `${D}/2/metadata.yaml`, "version: 2");
-  await put(a, marker, "2");
-  const indexKey = (k: string) => k.startsWith("_") || k.startsWith(".");
-  store.failNext("put", 50, undefined, { match: indexKey });
-  await assert.rejects(a.pushChanged());
-  store.heal();
+  const { a, marker } = await cutOffMarkerPush(store, D);
   assert.equal(store.peekText(marker), "2", "the marker upload landed");
   await put(a, `${D}/2/raw`, "v2 changed");
   // The take-back's create of the committed bytes lands, its answer lost.
@@ -279,29 +270,13 @@ Deno.test("a marker take-back whose put-back of the committed marker lands with 
   assert.equal(store.peekText(marker), "1", "the committed bytes were put back");
   await a.pullChanged();
   await a.pushChanged();
-  await assertIndexCurrent(store, { held: true });
-  const b = await clone(store, "b");
-  const pulled = await b.pullChanged();
-  assert.deepEqual(pulled.uncommitted, []);
-  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${marker}`), "1");
+  await assertFreshCloneReadsOne(store, marker);
 });
 
 Deno.test("a marker take-back whose delete of this cache's upload fails (an outage) is made by the next push", async () => {
   const store = new InMemoryStore();
   const D = "data/t/m/outage";
-  const marker = `${D}/latest`;
-  const a = await clone(store, "a");
-  await put(a, `${D}/1/raw`, "v1");
-  await put(a, `${D}/1/metadata.yaml`, "version: 1");
-  await put(a, marker, "1");
-  await a.pushChanged();
-  await put(a, `${D}/2/raw`, "v2");
-  await put(a, `${D}/2/metadata.yaml`, "version: 2");
-  await put(a, marker, "2");
-  const indexKey = (k: string) => k.startsWith("_") || k.startsWith(".");
-  store.failNext("put", 50, undefined, { match: indexKey });
-  await assert.rejects(a.pushChanged());
-  store.heal();
+  const { a, marker } = await cutOffMarkerPush(store, D);
   await put(a, `${D}/2/raw`, "v2 changed");
   store.failNext("delete", 1, undefined, { match: (k) => k === marker });
   await assert.rejects(a.pushChanged(), VersionConflictError);
@@ -309,8 +284,5 @@ Deno.test("a marker take-back whose delete of this cache's upload fails (an outa
   assert.equal(store.peekText(marker), "2", "the upload stayed");
   await a.pushChanged();
   assert.equal(store.peekText(marker), "1", "the committed bytes are there again");
-  await assertIndexCurrent(store, { held: true });
-  const b = await clone(store, "b");
-  assert.deepEqual((await b.pullChanged()).uncommitted, []);
-  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${marker}`), "1");
+  await assertFreshCloneReadsOne(store, marker);
 });
