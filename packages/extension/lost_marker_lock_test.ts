@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { peerPush, peerReadIndex, type PutHook, waitFor } from "../testing/mod.ts";
 import { VersionConflictError } from "../../sync/errors.ts";
 import { assertIndexCurrent } from "../../sync/service/clone_kit.ts";
-import { GLOBAL, oldClientsTool } from "./old_clients_kit.ts";
+import { GLOBAL, oldClientsTool, otherStepThenOldClient } from "./old_clients_kit.ts";
 
 const THEIRS = "files/theirs.txt";
 const D = "data/t/m/out";
@@ -122,34 +122,14 @@ Deno.test("extension, oldClients: a preparation that starts while another step's
     await go();
   });
   await loseVersion2(s);
-  const other = s.provider.createLock("/repo/.swamp", { maxWaitMs: 1000 });
-  await other.acquire();
-  let done = false;
-  let oldClient: Promise<void> = Promise.resolve();
-  step = async () => {
-    await other.release();
-    let read = false;
-    oldClient = s.oldClientLock.withLock(() =>
-      peerPush(s.store, { [THEIRS]: "theirs\n" }, {
-        now: () => s.clock.now(),
-        afterRead: async () => {
-          read = true;
-          await waitFor(
-            () =>
-              done ||
-              s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error"),
-            { clock: s.clock, stepMs: 50 },
-          );
-        },
-      })
-    );
-    await waitFor(() => read, { clock: s.clock, stepMs: 50 });
-  };
+  const other = await otherStepThenOldClient(s, s.provider, { [THEIRS]: "theirs\n" });
+  step = other.step;
+  const race = other.race;
   s.store.resetLog();
   const run = s.svc.preparePush({ context: { models: [{ modelType: "t", modelId: "m" }] } })
-    .then(() => undefined, (e) => e).finally(() => (done = true));
-  await waitFor(() => done, { clock: s.clock, stepMs: 50, timeoutMs: 20_000 });
-  await oldClient;
+    .then(() => undefined, (e) => e).finally(() => (race.done = true));
+  await waitFor(() => race.done, { clock: s.clock, stepMs: 50, timeoutMs: 20_000 });
+  await race.oldClient;
   const error = await run;
   assert.ok(error instanceof VersionConflictError, String(error));
   assert.equal(step, undefined, "the old client read the index during the preparation");

@@ -7,7 +7,14 @@
  * @module
  */
 import { createSluice } from "../../sluice.ts";
-import { FakeClock, hookedStore, InMemoryStore, type PutHook } from "../testing/mod.ts";
+import {
+  FakeClock,
+  hookedStore,
+  InMemoryStore,
+  peerPush,
+  type PutHook,
+  waitFor,
+} from "../testing/mod.ts";
 import { storeLockBackend } from "../../sync/locks/lock_engine.ts";
 import { defineStoreDatastore } from "./store_datastore.ts";
 import { envFrom } from "./env.ts";
@@ -50,4 +57,44 @@ export async function oldClientsTool(oldClients: boolean, prefix: string, before
     { retryDelayMs: 50, maxWaitMs: 10_000 },
   );
   return { store, clock, svc, svcProvider, provider, oldClientLock, cache, lines };
+}
+
+type OldClientsTool = Awaited<ReturnType<typeof oldClientsTool>>;
+
+/**
+ * Another step of the workflow holds the global lock (taken through
+ * `provider`); `step`, run from a put hook, releases it and has an old
+ * client take the lock and rewrite the index with `files`, returning once
+ * the old client has read the index. The old client then waits, before its
+ * write, until `race.done` is set or a put of the global lock fails.
+ * `race.oldClient` is its run.
+ */
+export async function otherStepThenOldClient(
+  s: Pick<OldClientsTool, "store" | "clock" | "oldClientLock">,
+  provider: Pick<OldClientsTool["svcProvider"], "createLock">,
+  files: Record<string, string>,
+) {
+  const other = provider.createLock("/repo/.swamp", { maxWaitMs: 1000 });
+  await other.acquire();
+  const race = { done: false, oldClient: Promise.resolve() };
+  const step = async () => {
+    await other.release();
+    let read = false;
+    race.oldClient = s.oldClientLock.withLock(() =>
+      peerPush(s.store, files, {
+        now: () => s.clock.now(),
+        afterRead: async () => {
+          read = true;
+          await waitFor(
+            () =>
+              race.done ||
+              s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error"),
+            { clock: s.clock, stepMs: 50 },
+          );
+        },
+      })
+    );
+    await waitFor(() => read, { clock: s.clock, stepMs: 50 });
+  };
+  return { step, race };
 }

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { peerPush, peerReadIndex, waitFor } from "../testing/mod.ts";
 import { assertIndexCurrent } from "../../sync/service/clone_kit.ts";
-import { GLOBAL, oldClientsTool } from "./old_clients_kit.ts";
+import { GLOBAL, oldClientsTool, otherStepThenOldClient } from "./old_clients_kit.ts";
 
 const MINE = "config/mine.yaml";
 const THEIRS = "files/theirs.txt";
@@ -182,33 +182,13 @@ Deno.test("extension, oldClients: a push that starts while another step's commit
   assert.equal(await s.svc.pushChanged(), 1);
   await write(MINE, "mine, changed\n");
   await write(NEW, "new\n");
-  const other = s.svcProvider.createLock("/repo/.swamp", { maxWaitMs: 1000 });
-  await other.acquire();
-  let done = false;
-  let oldClient: Promise<void> = Promise.resolve();
-  step = async () => {
-    await other.release();
-    let read = false;
-    oldClient = s.oldClientLock.withLock(() =>
-      peerPush(s.store, { [THEIRS]: "theirs\n" }, {
-        now: () => s.clock.now(),
-        afterRead: async () => {
-          read = true;
-          await waitFor(
-            () =>
-              done ||
-              s.store.log.some((l) => l.op === "put" && l.key === GLOBAL && l.outcome === "error"),
-            { clock: s.clock, stepMs: 50 },
-          );
-        },
-      })
-    );
-    await waitFor(() => read, { clock: s.clock, stepMs: 50 });
-  };
+  const other = await otherStepThenOldClient(s, s.svcProvider, { [THEIRS]: "theirs\n" });
+  step = other.step;
+  const race = other.race;
   s.store.resetLog();
-  const run = s.svc.pushChanged().finally(() => (done = true));
-  await waitFor(() => done, { clock: s.clock, stepMs: 50, timeoutMs: 20_000 });
-  await oldClient;
+  const run = s.svc.pushChanged().finally(() => (race.done = true));
+  await waitFor(() => race.done, { clock: s.clock, stepMs: 50, timeoutMs: 20_000 });
+  await race.oldClient;
   assert.equal(await run, 2);
   assert.equal(step, undefined, "the old client read the index during the push");
   assert.deepEqual(
