@@ -12,15 +12,51 @@ const D = "data/shell/cmd/m1/out";
 const enc = new TextEncoder();
 const RETRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
 
-async function service(store: InMemoryStore, disable?: string[]): Promise<SyncService> {
+async function service(
+  store: InMemoryStore,
+  disable?: string[],
+  as = { holder: "w@host", pid: 1, prefix: "sluice-under-marker-" },
+): Promise<SyncService> {
   return await createSluice({
-    cacheDir: await Deno.makeTempDir({ prefix: "sluice-under-marker-" }),
+    cacheDir: await Deno.makeTempDir({ prefix: as.prefix }),
     store,
-    identity: { holder: "w@host", hostname: "host", pid: 1 },
+    identity: { holder: as.holder, hostname: "host", pid: as.pid },
     clock: new FakeClock(),
-    config: { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } },
+    config: { retry: RETRY },
     conditional: new ConditionalWrites(),
     ...(disable ? { disable } : {}),
+  });
+}
+
+/**
+ * `a` publishes version 9 with the marker naming it. Then an old client
+ * reads the index, `a` publishes version 10 (`files` of it) and moves the
+ * marker, `then` runs, and the old client writes back what it read:
+ * version 10's entries are dropped.
+ */
+async function droppedByOldClient(
+  store: InMemoryStore,
+  a: SyncService,
+  files: string[],
+  then?: () => Promise<void>,
+) {
+  await a.cache.write(`${D}/9/raw`, enc.encode("version 9"));
+  await a.cache.write(`${D}/latest`, enc.encode("9"));
+  await a.markDirty({ relPath: D });
+  await a.pushChanged();
+  await peerPush(store, { "files/theirs.txt": "theirs\n" }, {
+    afterRead: async () => {
+      for (const f of files) {
+        await a.cache.write(
+          `${D}/10/${f}`,
+          enc.encode(f === "raw" ? "version 10" : "version: 10\n"),
+        );
+      }
+      await a.cache.write(`${D}/latest`, enc.encode("10"));
+      await a.markDirty({ relPath: D });
+      await a.pushChanged();
+      await then?.();
+    },
   });
 }
 
@@ -118,31 +154,17 @@ Deno.test("a withdrawal of this cache's own committed version (its answer lost),
 Deno.test("a peer's committed version whose entries an old client dropped is not deleted while the marker here names it", async () => {
   const store = new InMemoryStore();
   const a = await service(store);
-  const bSvc = await createSluice({
-    cacheDir: await Deno.makeTempDir({ prefix: "sluice-under-marker-b-" }),
-    store,
-    identity: { holder: "b@host", hostname: "host", pid: 2 },
-    clock: new FakeClock(),
-    config: { retry: RETRY },
-    conditional: new ConditionalWrites(),
+  const bSvc = await service(store, undefined, {
+    holder: "b@host",
+    pid: 2,
+    prefix: "sluice-under-marker-b-",
   });
-  await a.cache.write(`${D}/9/raw`, enc.encode("version 9"));
-  await a.cache.write(`${D}/latest`, enc.encode("9"));
-  await a.markDirty({ relPath: D });
-  await a.pushChanged();
   // An old client reads the index, `a` publishes version 10 and moves the
   // marker, `b` pulls both, then the old client writes back what it read:
   // version 10's entries are dropped (its writer's next pull names them
   // again while the store holds them).
-  await peerPush(store, { "files/theirs.txt": "theirs\n" }, {
-    afterRead: async () => {
-      await a.cache.write(`${D}/10/raw`, enc.encode("version 10"));
-      await a.cache.write(`${D}/10/metadata.yaml`, enc.encode("version: 10\n"));
-      await a.cache.write(`${D}/latest`, enc.encode("10"));
-      await a.markDirty({ relPath: D });
-      await a.pushChanged();
-      await bSvc.pullChanged();
-    },
+  await droppedByOldClient(store, a, ["raw", "metadata.yaml"], async () => {
+    await bSvc.pullChanged();
   });
   const named = (await readIndex(store, RETRY))?.entries ?? {};
   assert.ok(!Object.hasOwn(named, `${D}/10/raw`), "the old client dropped the entry");
@@ -165,18 +187,7 @@ Deno.test("a peer's committed version whose entries an old client dropped is not
 Deno.test("this cache's own committed version whose entries an old client dropped is not deleted while the marker here names it", async () => {
   const store = new InMemoryStore();
   const a = await service(store);
-  await a.cache.write(`${D}/9/raw`, enc.encode("version 9"));
-  await a.cache.write(`${D}/latest`, enc.encode("9"));
-  await a.markDirty({ relPath: D });
-  await a.pushChanged();
-  await peerPush(store, { "files/theirs.txt": "theirs\n" }, {
-    afterRead: async () => {
-      await a.cache.write(`${D}/10/raw`, enc.encode("version 10"));
-      await a.cache.write(`${D}/latest`, enc.encode("10"));
-      await a.markDirty({ relPath: D });
-      await a.pushChanged();
-    },
-  });
+  await droppedByOldClient(store, a, ["raw"]);
   assert.ok(!Object.hasOwn((await readIndex(store, RETRY))?.entries ?? {}, `${D}/10/raw`));
   await Deno.remove(`${a.cacheDir}/${D}/10`, { recursive: true });
   const r = await a.pushChanged({ only: [`${D}/10`] });
@@ -187,19 +198,7 @@ Deno.test("this cache's own committed version whose entries an old client droppe
 Deno.test("a held deletion of a committed version whose entries an old client dropped names the version again", async () => {
   const store = new InMemoryStore();
   const a = await service(store);
-  await a.cache.write(`${D}/9/raw`, enc.encode("version 9"));
-  await a.cache.write(`${D}/latest`, enc.encode("9"));
-  await a.markDirty({ relPath: D });
-  await a.pushChanged();
-  await peerPush(store, { "files/theirs.txt": "theirs\n" }, {
-    afterRead: async () => {
-      await a.cache.write(`${D}/10/raw`, enc.encode("version 10"));
-      await a.cache.write(`${D}/10/metadata.yaml`, enc.encode("version: 10\n"));
-      await a.cache.write(`${D}/latest`, enc.encode("10"));
-      await a.markDirty({ relPath: D });
-      await a.pushChanged();
-    },
-  });
+  await droppedByOldClient(store, a, ["raw", "metadata.yaml"]);
   const dropped = (await readIndex(store, RETRY))?.entries ?? {};
   assert.ok(!Object.hasOwn(dropped, `${D}/10/raw`), "the old client dropped the entry");
   await Deno.remove(`${a.cacheDir}/${D}/10`, { recursive: true });
