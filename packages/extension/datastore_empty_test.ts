@@ -5,39 +5,18 @@
  * the tool's setup, pushing next, would start a second datastore there.
  */
 import assert from "node:assert/strict";
-import { createSluice } from "../../sluice.ts";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { PutModes } from "../../sync/ports.ts";
 import { WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
 import { META_KEY, MONOLITH_KEY } from "../../sync/transfer/bucket_layout.ts";
-import { envFrom } from "./env.ts";
-import { defineStoreDatastore } from "./store_datastore.ts";
+import { extensionProcess } from "./process_kit.ts";
 
 const LABEL = "[@sluice/store-datastore]";
 const EMPTY = `${LABEL} warning[datastore_empty]:`;
 const MODEL = { modelType: "shell/cmd", modelId: "m1" };
 
-async function proc(store: InMemoryStore, name: string, config: Record<string, unknown> = {}) {
-  const lines: string[] = [];
-  const ds = defineStoreDatastore({
-    store,
-    createService: createSluice,
-    env: envFrom({}),
-    identity: { holder: `${name}@host`, hostname: "host", pid: name.charCodeAt(0) },
-    warn: (l) => lines.push(l),
-  });
-  const cache = await Deno.makeTempDir({ prefix: `sluice-ext-empty-${name}-` });
-  const svc = ds.createProvider({ bucket: "mem", ...config }).createSyncService(
-    `/repo/${name}`,
-    cache,
-  );
-  const write = async (rel: string, text: string) => {
-    await Deno.mkdir(`${cache}/${rel.slice(0, rel.lastIndexOf("/"))}`, { recursive: true });
-    await svc.markDirty({ relPath: rel });
-    await Deno.writeTextFile(`${cache}/${rel}`, text);
-  };
-  return { svc, cache, lines, write };
-}
+const proc = (store: InMemoryStore, name: string, config: Record<string, unknown> = {}) =>
+  extensionProcess(store, name, { prefix: "sluice-ext-empty-", config });
 
 /** The index reads (the v2 meta, the v1 index object) among `store`'s requests. */
 const indexReads = (store: InMemoryStore) =>

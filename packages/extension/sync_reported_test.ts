@@ -5,36 +5,19 @@
  * extension instance with its own identity, cache and warning lines.
  */
 import assert from "node:assert/strict";
-import { createSluice } from "../../sluice.ts";
 import { ConditionalWrites, FALLBACK_WARNING } from "../../sync/transfer/conditional.ts";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
-import { envFrom } from "./env.ts";
-import { defineStoreDatastore } from "./store_datastore.ts";
+import { extensionProcess } from "./process_kit.ts";
 
 const APP = "config/app.yaml";
 const LOCKFILE = "config/upstream_extensions.json";
 const LABEL = "[@sluice/store-datastore]";
 
-async function proc(store: InMemoryStore, name: string) {
-  const lines: string[] = [];
-  const ds = defineStoreDatastore({
-    store,
-    createService: createSluice,
-    env: envFrom({}),
-    identity: { holder: `${name}@host`, hostname: "host", pid: name.charCodeAt(0) },
+const proc = (store: InMemoryStore, name: string) =>
+  extensionProcess(store, name, {
+    prefix: "sluice-ext-said-",
     conditional: new ConditionalWrites(),
-    warn: (l) => lines.push(l),
   });
-  const cache = await Deno.makeTempDir({ prefix: `sluice-ext-said-${name}-` });
-  const provider = ds.createProvider({ bucket: "mem" });
-  const svc = provider.createSyncService(`/repo/${name}`, cache);
-  const write = async (rel: string, text: string) => {
-    await Deno.mkdir(`${cache}/${rel.slice(0, rel.lastIndexOf("/"))}`, { recursive: true });
-    await svc.markDirty({ relPath: rel });
-    await Deno.writeTextFile(`${cache}/${rel}`, text);
-  };
-  return { svc, provider, cache, lines, write };
-}
 
 /** Two caches of one store that synced APP; a then published its edit, and b edited it too (not pushed). */
 async function bothEdited() {
