@@ -424,6 +424,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       handled,
       committing,
       preparing: deps.prepare !== undefined,
+      heldBack: ctx.holdBack,
     });
     await state.conflicts.record(found);
     // A data version another writer published first was set aside by the

@@ -24,6 +24,12 @@ export interface MarkedDirs {
   readonly committing: boolean;
   /** The preparation of a two-phase push. */
   readonly preparing: boolean;
+  /**
+   * The directories held back from this push (`PushContext.holdBack`:
+   * another run's model directory): a marked directory under one, or
+   * holding one, stays marked, whatever the plan holds under it now.
+   */
+  readonly heldBack?: readonly string[];
 }
 
 /**
@@ -58,6 +64,15 @@ export function settleMarkedDirs(o: MarkedDirs): string[] {
     // The directory's own name counts too (a file that replaced it, or a
     // synced file it replaced): its entry failing or kept dirty keeps the mark.
     const under = (p: string) => p === dir || p.startsWith(`${dir}/`);
+    // Held back for another run's push: that run may have marked the
+    // directory before writing under it (its save marks first), so an empty
+    // one now is no sign that nothing is left to push there. Cleaned here,
+    // the files it writes next would be marked by nothing, and that run's
+    // push would find nothing of them.
+    if (o.heldBack?.some((h) => under(h) || dir.startsWith(`${h}/`))) {
+      kept.add(dir);
+      continue;
+    }
     if (o.failures.some((f) => under(f.entry.path))) {
       kept.add(dir);
       continue;

@@ -51,3 +51,15 @@ Deno.test("marked directories: a commit-step write deferred by a preparation def
   });
   assert.deepEqual([handled, deferred], [[], ["d"]]);
 });
+
+Deno.test("marked directories: one held back from the push (another run's), or holding one, stays marked though nothing is under it", () => {
+  const handled: string[] = [];
+  settleMarkedDirs({
+    ...base,
+    plan: [entry("data/t/m3/out/1/raw")],
+    dirs: ["data/t/m1/out", "data/t", "data/t/m3/out"],
+    handled,
+    heldBack: ["data/t/m1"],
+  });
+  assert.deepEqual(handled, ["data/t/m3/out"]);
+});
