@@ -5,6 +5,7 @@
  * the tool's setup, pushing next, would start a second datastore there.
  */
 import assert from "node:assert/strict";
+import { createSluice } from "../../sluice.ts";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { PutModes } from "../../sync/ports.ts";
 import { WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
@@ -16,7 +17,11 @@ const EMPTY = `${LABEL} warning[datastore_empty]:`;
 const MODEL = { modelType: "shell/cmd", modelId: "m1" };
 
 const proc = (store: InMemoryStore, name: string, config: Record<string, unknown> = {}) =>
-  extensionProcess(store, name, { prefix: "sluice-ext-empty-", config });
+  extensionProcess(store, name, {
+    createService: createSluice,
+    prefix: "sluice-ext-empty-",
+    config,
+  });
 
 /** The index reads (the v2 meta, the v1 index object) among `store`'s requests. */
 const indexReads = (store: InMemoryStore) =>

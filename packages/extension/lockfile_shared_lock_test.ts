@@ -6,6 +6,7 @@
  * only after them.
  */
 import assert from "node:assert/strict";
+import { createSluice } from "../../sluice.ts";
 import { peerPush, peerReadIndex, waitFor } from "../testing/mod.ts";
 import { assertIndexCurrent } from "../../sync/service/clone_kit.ts";
 import { GLOBAL, oldClientsTool } from "./old_clients_kit.ts";
@@ -16,7 +17,7 @@ const THEIRS = "config/theirs.txt";
 
 Deno.test("extension, oldClients: a lockfile transaction under another step's hold of the global lock keeps that hold until its writes are made; an old client's rewrite comes after them", async () => {
   let step: (() => Promise<void>) | undefined;
-  const s = await oldClientsTool(true, "sluice-ext-lockfile-shared-", async (key) => {
+  const s = await oldClientsTool(createSluice, true, "sluice-ext-lockfile-shared-", async (key) => {
     if (key !== LOCKFILE || !step) return;
     const go = step;
     step = undefined;

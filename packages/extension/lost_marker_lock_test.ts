@@ -11,6 +11,7 @@
  * the version the upload replaced, which the store no longer holds.
  */
 import assert from "node:assert/strict";
+import { createSluice } from "../../sluice.ts";
 import { peerPush, peerReadIndex, type PutHook, waitFor } from "../testing/mod.ts";
 import { VersionConflictError } from "../../sync/errors.ts";
 import { assertIndexCurrent } from "../../sync/service/clone_kit.ts";
@@ -22,6 +23,7 @@ const MARKER = `${D}/latest`;
 
 async function setup(before?: PutHook) {
   const { store, clock, svc, svcProvider: provider, oldClientLock, cache } = await oldClientsTool(
+    createSluice,
     true,
     "sluice-ext-lost-marker-",
     before,

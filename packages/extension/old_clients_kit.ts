@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { createSluice } from "../../sluice.ts";
 import {
   FakeClock,
   hookedStore,
@@ -16,27 +15,32 @@ import {
   waitFor,
 } from "../testing/mod.ts";
 import { storeLockBackend } from "../../sync/locks/lock_engine.ts";
-import { defineStoreDatastore } from "./store_datastore.ts";
+import { defineStoreDatastore, type StoreDatastoreOptions } from "./store_datastore.ts";
 import { envFrom } from "./env.ts";
 
 /** The key of the global lock old clients take. */
 export const GLOBAL = ".datastore.lock";
 
 /**
- * The extension's provider (`provider()`, a new one each call) over a new
+ * Over `createService` (the composition root's, passed in), the extension's provider (`provider()`, a new one each call) over a new
  * in-memory store, with `oldClients` as given; its sync service `svc` in a
  * new cache directory named with `prefix`, made by `svcProvider`; `oldClientLock`, the global lock
  * as an old client takes it; and `lines`, what the extension warned. With
  * `before`, every put to the store calls it first.
  */
-export async function oldClientsTool(oldClients: boolean, prefix: string, before?: PutHook) {
+export async function oldClientsTool(
+  createService: StoreDatastoreOptions["createService"],
+  oldClients: boolean,
+  prefix: string,
+  before?: PutHook,
+) {
   const lines: string[] = [];
   const clock = new FakeClock();
   const plain = new InMemoryStore({ clock });
   const store = before ? hookedStore(plain, { before }) : plain;
   const ds = defineStoreDatastore({
     store,
-    createService: createSluice,
+    createService,
     env: envFrom({}),
     clock,
     identity: { holder: "core@host", hostname: "host", pid: 1 },

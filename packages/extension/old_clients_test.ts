@@ -4,6 +4,7 @@
  * tool's own hold of it goes on as before.
  */
 import assert from "node:assert/strict";
+import { createSluice } from "../../sluice.ts";
 import { peerPush, peerReadIndex, waitFor } from "../testing/mod.ts";
 import { assertIndexCurrent } from "../../sync/service/clone_kit.ts";
 import { GLOBAL, oldClientsTool, otherStepThenOldClient } from "./old_clients_kit.ts";
@@ -13,7 +14,7 @@ const THEIRS = "files/theirs.txt";
 const NEW = "config/new.yaml";
 
 async function setup(oldClients: boolean) {
-  const s = await oldClientsTool(oldClients, "sluice-ext-old-");
+  const s = await oldClientsTool(createSluice, oldClients, "sluice-ext-old-");
   await Deno.mkdir(`${s.cache}/config`);
   await Deno.writeTextFile(`${s.cache}/${MINE}`, "mine\n");
   await s.svc.markDirty({ relPath: MINE });
@@ -167,7 +168,7 @@ Deno.test("extension, oldClients: a push that starts while another step's commit
   // commit ends (the lock released) and an old client takes the lock and
   // reads the index while this push uploads.
   let step: (() => Promise<void>) | undefined;
-  const s = await oldClientsTool(true, "sluice-ext-old-", async (key) => {
+  const s = await oldClientsTool(createSluice, true, "sluice-ext-old-", async (key) => {
     if ((key !== MINE && key !== NEW) || !step) return;
     const go = step;
     step = undefined;
@@ -202,7 +203,7 @@ Deno.test("extension, oldClients: a push that starts while another step's commit
 
 Deno.test("extension, oldClients: a push whose commit comes while another step's commit still holds the global lock shares that hold: the step's release waits for the push's index write, and an old client's rewrite comes after it", async () => {
   let step: (() => Promise<void>) | undefined;
-  const s = await oldClientsTool(true, "sluice-ext-old-", async (key) => {
+  const s = await oldClientsTool(createSluice, true, "sluice-ext-old-", async (key) => {
     if ((key !== ".datastore-index.json" && !key.startsWith("_index/")) || !step) return;
     const go = step;
     step = undefined;

@@ -5,11 +5,10 @@
  *
  * @module
  */
-import { createSluice } from "../../sluice.ts";
 import type { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import type { InMemoryStore } from "../testing/in_memory_store.ts";
 import { envFrom } from "./env.ts";
-import { defineStoreDatastore } from "./store_datastore.ts";
+import { defineStoreDatastore, type StoreDatastoreOptions } from "./store_datastore.ts";
 
 /** What {@link extensionProcess} builds the instance with. */
 export interface ProcessOptions {
@@ -18,6 +17,8 @@ export interface ProcessOptions {
   /** Extension config beside `bucket: "mem"`. */
   readonly config?: Record<string, unknown>;
   readonly conditional?: ConditionalWrites;
+  /** The composition root's service factory (`createSluice`), passed in. */
+  readonly createService: StoreDatastoreOptions["createService"];
 }
 
 /**
@@ -30,7 +31,7 @@ export async function extensionProcess(store: InMemoryStore, name: string, o: Pr
   const lines: string[] = [];
   const ds = defineStoreDatastore({
     store,
-    createService: createSluice,
+    createService: o.createService,
     env: envFrom({}),
     identity: { holder: `${name}@host`, hostname: "host", pid: name.charCodeAt(0) },
     ...(o.conditional ? { conditional: o.conditional } : {}),

@@ -5,6 +5,7 @@
  * extension instance with its own identity, cache and warning lines.
  */
 import assert from "node:assert/strict";
+import { createSluice } from "../../sluice.ts";
 import { ConditionalWrites, FALLBACK_WARNING } from "../../sync/transfer/conditional.ts";
 import { InMemoryStore } from "../testing/in_memory_store.ts";
 import { extensionProcess } from "./process_kit.ts";
@@ -15,6 +16,7 @@ const LABEL = "[@sluice/store-datastore]";
 
 const proc = (store: InMemoryStore, name: string) =>
   extensionProcess(store, name, {
+    createService: createSluice,
     prefix: "sluice-ext-said-",
     conditional: new ConditionalWrites(),
   });
