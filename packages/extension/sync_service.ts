@@ -94,7 +94,8 @@ import type { DatastoreRuntime } from "./runtime.ts";
 import { isInternalCacheFile, modelPullPrefixes } from "./cache_paths.ts";
 import { NamespaceBinding } from "./namespace_binding.ts";
 import { walkUntouched } from "./untouched_cache.ts";
-import { commitView, fenced, inNamespace, pushLockOptions, type PushScope } from "./push_locks.ts";
+import { commitView, fenced, pushLockOptions, type PushScope } from "./push_locks.ts";
+import { heldBack, runsElsewhere } from "./pull_hold_back.ts";
 import { verifyLocks } from "../../middleware/lock_fence.ts";
 import { ModelLockLostError } from "../../sync/lock_errors.ts";
 import { carryPrepared, takePrepared } from "./prepared_manifest.ts";
@@ -192,7 +193,7 @@ export class ExtensionSyncService implements SwampSyncService {
     await this.#adoptUnboundMarks(svc, ns);
     const models = options.context?.models ?? [];
     const named = models.map((m) => `${m.modelType}/${m.modelId}`);
-    const holdBack = [...this.#heldBack(ns, named), ...await runsElsewhere(svc, named)];
+    const holdBack = [...heldBack(this.#rt.held, ns, named), ...await runsElsewhere(svc, named)];
     const r = await pullTellingEmpty(this.#rt, svc, this.#cachePath, ns, {
       signal: options.signal,
       ...(models.length > 0 ? { prefixes: modelPullPrefixes(models) } : {}),
@@ -203,23 +204,6 @@ export class ExtensionSyncService implements SwampSyncService {
     this.#rt.held.pulled(this.#cachePath, r.fetched.map((p) => ns ? `${ns}/${p}` : p));
     reportPull(this.#rt, this.#cachePath, r, ns);
     return r.fetched.length;
-  }
-
-  /**
-   * The model directories a pull for `models` (none: a pull naming no
-   * model, a structural command's) leaves as they are: those of the other
-   * model locks this process holds on namespace `ns`, each that run's until
-   * its own flush (a peer's version taken there would set aside the run's
-   * unpublished one, which its flush would then never push, nor be refused
-   * for), but one holding a directory of the pull's own models.
-   */
-  #heldBack(ns: string, models: readonly string[]): string[] {
-    const strip = (p: string) => inNamespace(ns, p);
-    const held = this.#rt.held.models(ns);
-    const own = held.filter((l) => models.includes(l.model)).map((l) => strip(l.prefix));
-    const ownDirs = [...own, ...models.map((m) => `data/${m}`)];
-    return held.filter((l) => !models.includes(l.model)).map((l) => strip(l.prefix))
-      .filter((d) => !ownDirs.some((o) => o === d || o.startsWith(`${d}/`)));
   }
 
   async #pushChanged(options: SwampSyncOptions = {}): Promise<number> {
@@ -485,21 +469,4 @@ async function warnIfGlobalLost(
   if (await globalLockLostNow(lock, look, svc.identity)) {
     svc.events.emit("warning", globalLockLostWarning(lock.key));
   }
-}
-
-/**
- * The data paths that other processes of the tool over the same cache
- * marked and have not pushed, while they still run (a run of theirs under
- * its model lock, whose version is that run's until its own flush), outside
- * the directories of `models` (a pull's own): a pull in this process leaves
- * them as they are, as it leaves what is under this process's other held
- * model locks (see `#heldBack`). A peer's version of that number taken there
- * would set the run's unpublished one aside, and the run's flush, finding
- * nothing of it to push, would acknowledge it.
- */
-async function runsElsewhere(svc: SyncService, models: readonly string[]): Promise<string[]> {
-  const own = models.map((m) => `data/${m}`);
-  return [...await svc.state.markedElsewhere()].filter((p) =>
-    p.startsWith("data/") && !own.some((o) => p === o || p.startsWith(`${o}/`))
-  ).sort();
 }
