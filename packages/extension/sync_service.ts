@@ -70,12 +70,8 @@ import { isSafeRelPath } from "../../sync/paths.ts";
 import { SyncService } from "../../sync/service/service.ts";
 import { migrateIndex } from "../../sync/service/migrate.ts";
 import { globalLockKey } from "../../sync/locks/model_locks.ts";
-import {
-  globalLockLostNow,
-  globalLockLostWarning,
-  pushUnderGlobalLock,
-} from "../../sync/service/global_lock_push.ts";
-import type { DistributedLock } from "../../sync/ports.ts";
+import { pushUnderGlobalLock } from "../../sync/service/global_lock_push.ts";
+import { warnIfGlobalLost } from "./global_lock_warning.ts";
 import type {
   SwampControlPlaneStore,
   SwampMigratedIndex,
@@ -448,25 +444,5 @@ export class ExtensionSyncService implements SwampSyncService {
       async () => this.#binding.namespace ?? await this.#binding.impliedNamespace(),
       this.#retry(),
     );
-  }
-}
-
-/**
- * Warns (`global_lock_lost`) when the global lock the tool held around a
- * push that published something (`r`) was lost by the end of it: its
- * heartbeat saw it gone, or (with `look`: beside old clients), taken over
- * faster than a heartbeat, the lock object names another holder now (one
- * read; a failed read says nothing).
- */
-async function warnIfGlobalLost(
-  svc: SyncService,
-  lock: DistributedLock | undefined,
-  r: { readonly uploaded: readonly string[]; readonly deleted: readonly string[] },
-  look: boolean,
-): Promise<void> {
-  if (!lock || r.uploaded.length + r.deleted.length === 0) return;
-  // The read only beside old clients, whose index rewrites the lock keeps out.
-  if (await globalLockLostNow(lock, look, svc.identity)) {
-    svc.events.emit("warning", globalLockLostWarning(lock.key));
   }
 }
