@@ -14,7 +14,7 @@ import {
   VersionConflictError,
 } from "../errors.ts";
 import { PutModes } from "../ports.ts";
-import { type LocalCache, setAsideSource } from "../transfer/cache.ts";
+import type { LocalCache } from "../transfer/cache.ts";
 import { SourceVanishedError } from "../transfer/body.ts";
 import type { IndexEntry, IndexMemo } from "../transfer/remote_index.ts";
 import type { PlanEntry, PushContext, WriteContext } from "../context.ts";
@@ -23,7 +23,7 @@ import { commitNow, mergePending } from "./push_commit_now.ts";
 import { runDeletes } from "./push_delete_run.ts";
 import { pushFailure } from "./push_failure.ts";
 import type { PushResult, PushTally } from "./push_result.ts";
-import { settledAfter, settleStrays } from "./push_settle.ts";
+import { settleStrays } from "./push_settle.ts";
 import { commitStep, MARKER_WITH_REFUSED_DELETION } from "./push_commit_step.ts";
 import { holdConflicted, nameHeldAgain, reportDryRun } from "./push_holds.ts";
 
@@ -35,7 +35,8 @@ import { pushOwnership } from "./push_own.ts";
 import { storeHolds } from "./push_write.ts";
 import { isFirstPush, makeIndexFirst } from "./push_first_index.ts";
 import { settledAt, type SyncState } from "./state.ts";
-import { isLeftoverLoss, leaveLeftover, leftoverWarning } from "./push_leftover.ts";
+import { isLeftoverLoss, leaveLeftover } from "./push_leftover.ts";
+import { dropWithdrawn, markUnmarkedLeft, reportSkipped, settleLost } from "./push_outcome.ts";
 import type { ConflictRecord } from "./conflicts.ts";
 
 export { commitPrepared, type PendingCommit } from "./push_commit.ts";
@@ -396,26 +397,8 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       });
       await settleStrays(ctx, state, tally, ownWriter, phase);
     }
-    for (const e of ctx.plan) {
-      if (settledAfter(e, tally, state.conflicts, phase.preparing)) continue;
-      if (e.action === "skip" && !e.prepared) {
-        result.skipped.push({
-          path: e.path,
-          reason: e.reason ?? "skipped",
-          keepDirty: !!e.keepDirty,
-          ...(!e.keepDirty && e.unpublished ? { unpublished: true as const } : {}),
-        });
-        if (!e.keepDirty) handled.push(e.path);
-      }
-    }
-    // A marker the plan took along without a mark (see `PlanEntry.unmarked`)
-    // that failed or stays dirty is marked, or no later push would take it.
-    const failedHere = new Set(failures.map((f) => f.entry));
-    const toMark = ctx.plan.filter((e) =>
-      e.unmarked && !e.prepared &&
-      (failedHere.has(e) || e.notTried || (e.action === "skip" && e.keepDirty))
-    ).map((e) => e.path);
-    if (toMark.length > 0 && !ctx.dryRun) await state.markDirtyMany(toMark);
+    reportSkipped(ctx.plan, tally, state.conflicts, phase.preparing);
+    await markUnmarkedLeft(ctx, state, failures);
     const deferredDirs = settleMarkedDirs({
       plan: ctx.plan,
       dirs: [...deps.expandedDirs ?? [], ...deps.commitOnly?.deferredDirs ?? []],
@@ -427,38 +410,14 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       heldBack: ctx.holdBack,
     });
     await state.conflicts.record(found);
-    // A data version another writer published first was set aside by the
-    // create-only writer (version_exists): theirs stands, so a conflict a pull
-    // recorded for it is settled (a record naming a copy set aside earlier
-    // stays until resolved), and the next pull reads the index to take it.
-    const lost = [...failures.map((f) => f.error), ...leftovers].flatMap((e) =>
-      e instanceof VersionConflictError ? [...e.keys, ...e.setAsideTo.map(setAsideSource)] : []
-    );
-    const leftover = leftoverWarning(leftovers);
-    if (leftover) ctx.events.emit("warning", leftover);
-    if (lost.length > 0) {
-      await state.conflicts.settle(lost);
-      state.indexVersion = undefined;
-    }
-    // Writes a gate took back (a lost data version's files, this push's own
-    // uploads of them deleted): never named, whatever their deletion reported.
-    if (ctx.withdrawn.size > 0) {
-      const uploaded = new Set(result.uploaded);
-      for (const p of ctx.withdrawn) {
-        // Not pushed after all: its bytes are no longer counted as pushed.
-        if (uploaded.has(p)) result.bytes -= indexSynced[p]?.size ?? 0;
-        delete indexSet[p];
-        delete indexBase[p];
-        delete indexSynced[p];
-      }
-      const kept = (p: string) => !ctx.withdrawn.has(p);
-      // Nor handled: a withdrawn path keeps its mark and this cache's record
-      // of its write, so that an upload of it whose deletion failed (an
-      // outage) is still this cache's to publish or delete.
-      for (const list of [indexCheck, baseGone, result.uploaded, result.identical, handled]) {
-        list.splice(0, list.length, ...list.filter(kept));
-      }
-    }
+    const lost = await settleLost(ctx, state, failures, leftovers);
+    dropWithdrawn(ctx, result, { set: indexSet, base: indexBase, synced: indexSynced }, [
+      indexCheck,
+      baseGone,
+      result.uploaded,
+      result.identical,
+      handled,
+    ]);
     nameHeldAgain(ctx.plan, indexSet, indexCheck);
     const pending = mergePending(deps.commitOnly ?? undefined, {
       set: indexSet,
