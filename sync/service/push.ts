@@ -36,7 +36,13 @@ import { storeHolds } from "./push_write.ts";
 import { isFirstPush, makeIndexFirst } from "./push_first_index.ts";
 import { settledAt, type SyncState } from "./state.ts";
 import { isLeftoverLoss, leaveLeftover } from "./push_leftover.ts";
-import { dropWithdrawn, markUnmarkedLeft, reportSkipped, settleLost } from "./push_outcome.ts";
+import {
+  conflictRecorder,
+  dropWithdrawn,
+  markUnmarkedLeft,
+  reportSkipped,
+  settleLost,
+} from "./push_outcome.ts";
 import type { ConflictRecord } from "./conflicts.ts";
 
 export { commitPrepared, type PendingCommit } from "./push_commit.ts";
@@ -93,25 +99,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     holdConflicted(ctx.plan, state.conflicts, result);
     if (ctx.dryRun) return reportDryRun(ctx.plan, state.conflicts, result);
     const found: ConflictRecord[] = [];
-    const conflictOf = (
-      entry: PlanEntry,
-      mine: ConflictRecord["mine"],
-      theirs: ConflictRecord["theirs"],
-    ) => {
-      entry.action = "skip";
-      entry.keepDirty = true;
-      entry.reason ??= "changed on the datastore since this cache last synced it";
-      result.conflicts.push(entry.path);
-      found.push({
-        path: entry.path,
-        mine,
-        theirs,
-        base: entry.syncedVersion,
-        foundBy: "push",
-        at: ctx.clock.now(),
-        reason: entry.reason,
-      });
-    };
+    const conflictOf = conflictRecorder(ctx, result, found);
     const active = ctx.plan.filter((e) => e.action !== "skip");
     // A write a preparation left to the commit (`atCommit`: its adoption of
     // another writer's object writes the index) is made by the commit.

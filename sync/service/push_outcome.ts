@@ -1,8 +1,9 @@
 /**
- * The push's bookkeeping once its writes are done: the paths it left out
- * reported, a marker taken along without a mark marked, the data versions
- * lost to another writer settled, and the writes a gate took back dropped
- * from what the commit names.
+ * The push's bookkeeping of its writes' outcomes: a write found in conflict
+ * recorded, and once the writes are done, the paths left out reported, a
+ * marker taken along without a mark marked, the data versions lost to
+ * another writer settled, and the writes a gate took back dropped from what
+ * the commit names.
  *
  * @module
  */
@@ -14,6 +15,37 @@ import type { PushTally } from "./push_result.ts";
 import { settledAfter } from "./push_settle.ts";
 import { leftoverWarning } from "./push_leftover.ts";
 import type { SyncState } from "./state.ts";
+import type { ConflictRecord } from "./conflicts.ts";
+
+/**
+ * Records a write found in conflict with another writer's version: left
+ * out, kept dirty, and its conflict added to `found` with both versions.
+ */
+export function conflictRecorder(
+  ctx: PushContext,
+  result: PushTally["result"],
+  found: ConflictRecord[],
+): PushTally["conflictOf"] {
+  return (
+    entry: PlanEntry,
+    mine: ConflictRecord["mine"],
+    theirs: ConflictRecord["theirs"],
+  ) => {
+    entry.action = "skip";
+    entry.keepDirty = true;
+    entry.reason ??= "changed on the datastore since this cache last synced it";
+    result.conflicts.push(entry.path);
+    found.push({
+      path: entry.path,
+      mine,
+      theirs,
+      base: entry.syncedVersion,
+      foundBy: "push",
+      at: ctx.clock.now(),
+      reason: entry.reason,
+    });
+  };
+}
 
 /** Reports each path of the plan left out (and not settled otherwise) as skipped. */
 export function reportSkipped(
