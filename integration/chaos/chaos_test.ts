@@ -54,6 +54,7 @@ const LATEST_OFF = {
   underMarkerShare: 0,
   takeBackBlipShare: 0,
   putBackAnswerShare: 0,
+  saveGapShare: 0,
 } as const;
 
 function describe(results: readonly HistoryResult[]): string {
@@ -778,6 +779,7 @@ const MOVE_SHARES = [
   "putBackLostShare",
   "takeBackBlipShare",
   "putBackAnswerShare",
+  "saveGapShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */

@@ -26,7 +26,10 @@
  *   step of its workflow beside it on the same service (`parallelStep`),
  *   and a `structural` one also a structural command of the process on the
  *   same extension instance (`structuralCommand`): the global lock, a pull
- *   and a push naming no model, while both runs hold their model locks.
+ *   and a push naming no model, while both runs hold their model locks. A
+ *   `saveGap` run saves as the tool's `save` does, no version directory
+ *   marked, its step flushing between the mark and the first write
+ *   (`moves_save_gap.ts`).
  * - {@link coreSyncCommand}: `swamp datastore sync`: the global lock, a new
  *   sync service, pull then push, release.
  *
@@ -67,6 +70,7 @@ import {
 import { type ClientKind, DATA_NAMES, MODELS, type Op } from "./history.ts";
 import { pendingRun, type RunRecord } from "./invariants.ts";
 import { mixSeed, mulberry32 } from "./prng.ts";
+import { SaveGap } from "./moves_save_gap.ts";
 
 /** How the tool flushes a per-model command: two-phase, or single-phase (an older core). */
 export type CoreFlush = "two-phase" | "single-phase";
@@ -399,13 +403,19 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
       // `oneAtATime`), and the run ends with the last of them.
       let beside = 0;
       const sync = <T>(fn: () => Promise<T>) => beside === 0 ? fn() : oneAtATime(host, fn);
+      let gap: SaveGap | undefined;
       if (op.parallel && !op.streamed && env.spawn) {
         env.stats.parallelRuns++;
         beside++;
+        const g = gap = op.saveGap ? new SaveGap(host.clock) : undefined;
         env.spawn(
           op.clone,
           `parallel step of core run #${op.id}`,
-          () => parallelStep(env, host, service, op).finally(() => beside--),
+          () =>
+            parallelStep(env, host, service, op, g).finally(() => {
+              g?.stepOver();
+              beside--;
+            }),
         );
         if (op.structural) {
           beside++;
@@ -434,6 +444,10 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
         // A deterministic run's output names only what it is the output of.
         const by = op.same ? `[chaos-same s${env.seed} ${dir}]` : `${token} of c${op.clone}`;
         rec.files = runFiles(by, dir, n);
+        if (gap) {
+          env.stats.saveGapRuns++;
+          if (await gap.hold()) env.stats.saveGapHits++;
+        }
         if (op.streamed && !op.same) {
           // As the tool's data writer: `raw` is written part way first, with
           // no `metadata.yaml` yet, while another step of the workflow, on
@@ -473,7 +487,8 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
           if (op.streamed && !op.same && f.path.endsWith("/raw")) continue;
           await atomicWrite(host.cachePath, f.path, f.bytes);
         }
-        await service.markDirty({ relPath: dir });
+        // The tool's `save` marks no version directory (`finalizeVersion` does).
+        if (!gap) await service.markDirty({ relPath: dir });
         await atomicWrite(host.cachePath, `${base}/latest`, enc.encode(`${n}`));
         env.changes.replaced(op.clone, `${base}/latest`);
         if (op.workMs > 0) await host.clock.sleep(op.workMs);
@@ -501,6 +516,7 @@ export function coreRunCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>
         refusedForOthers(env, e, `data/${model}/.lock`, who);
         env.outcome(rec.outcome, `${who}${version ? ` (version ${version})` : ""}`, e);
       } finally {
+        gap?.close();
         await lock.release();
         taken.done(rec.outcome);
         while (beside > 0) await host.clock.sleep(STEP_POLL_MS);
@@ -720,7 +736,8 @@ function refusedForOthers(env: CommandEnv, e: unknown, ownKey: string, who: stri
  * 1 of its model, and after the run's `workMs` flushes the other way from
  * the run (single-phase beside a two-phase run, two-phase beside a
  * single-phase one), then releases its lock, whichever of the run's flush
- * steps is under way. Its version, acknowledged, is held to I1 as any run's;
+ * steps is under way; with a `gap`, its flush waits for the run's save to
+ * begin. Its version, acknowledged, is held to I1 as any run's;
  * refused for a lock not its own, I26.
  */
 async function parallelStep(
@@ -728,6 +745,7 @@ async function parallelStep(
   host: CoreHost,
   service: ReturnType<ExtensionProvider["createSyncService"]>,
   op: Extract<Op, { kind: "run" }>,
+  gap?: SaveGap,
 ): Promise<void> {
   const ref = { modelType: "chaos/other", modelId: `par-of-op${op.id}` };
   const model = `${ref.modelType}/${ref.modelId}`;
@@ -747,6 +765,8 @@ async function parallelStep(
     await sync(() => service.pullChanged({ context }));
     await writeStepVersion(env, host, service, model, rec);
     if (op.workMs > 0) await host.clock.sleep(op.workMs);
+    // Timed into the run's save, between its mark and its first write.
+    await gap?.opened();
     if (host.flush === "single-phase" && service.capabilities().twoPhaseSync) {
       const manifest = await sync(() => service.preparePush({ context }));
       await globalLock(host).withLock(() => sync(() => service.commitPush(manifest)));

@@ -44,6 +44,7 @@ import { insertLockfileRace } from "./moves_lockfile.ts";
 import { insertLostMarkerWindow } from "./moves_lost_marker.ts";
 import { insertUnderMarker } from "./moves_under_marker.ts";
 import { insertTakeBackFault } from "./moves_take_back.ts";
+import { markSaveGap } from "./moves_save_gap.ts";
 import {
   markBlinds,
   markParallel,
@@ -439,6 +440,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   insertTakeBackFault(ops, clones, own(0x74626270), takeBackBlip, "delete");
   const putBackAnswer = options.putBackAnswerShare ?? 0.05;
   insertTakeBackFault(ops, clones, own(0x70626177), putBackAnswer, "put");
+  // From a generator of its own, once every run is marked `parallel` or not.
+  markSaveGap(ops, seed, options.saveGapShare ?? 0.05);
   return {
     seed,
     clones,

@@ -43,7 +43,9 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
         DATA_NAMES[op.data]
       } work=${seconds(op.workMs)}${op.same ? " same-output" : ""}${
         op.streamed ? " streamed" : ""
-      }${op.parallel ? " parallel" : ""}${op.structural ? " structural" : ""}`;
+      }${op.parallel ? " parallel" : ""}${op.structural ? " structural" : ""}${
+        op.saveGap ? " save-gap" : ""
+      }`;
     case "sync":
     case "migrate":
       return `${head} c${op.clone}${via(op.clone)}`;

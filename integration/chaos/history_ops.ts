@@ -90,6 +90,13 @@ export type Op =
      * of its own written between them.
      */
     readonly structural?: boolean;
+    /**
+     * A `parallel` run that saves as the tool's `save` does: its data
+     * name's directory marked (no version directory marked after), made,
+     * and its files written only after a wait inside which its parallel
+     * step flushes (`moves_save_gap.ts`).
+     */
+    readonly saveGap?: boolean;
   }
   /** A periodic sync: pull, then push. */
   | { readonly id: number; readonly kind: "sync"; readonly clone: number }

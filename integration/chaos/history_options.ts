@@ -99,6 +99,8 @@ export interface GenerateOptions {
   readonly takeBackBlipShare?: number;
   /** Chance that a history starts with that loss, the take-back's create of the committed marker landing with its answer lost (see {@link insertTakeBackFault}); default 0.05. */
   readonly putBackAnswerShare?: number;
+  /** Chance that a history's `parallel` runs save as the tool's `save` does, their step flushing between the mark and the first write (see {@link markSaveGap}); default 0.05. */
+  readonly saveGapShare?: number;
   /** Chance that a history has brief outages, one write or deletion of a push failing as unreachable (see {@link insertBlips}); default 0.1. */
   readonly blipShare?: number;
 }

@@ -75,6 +75,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       setAsideFlakyShare: 0,
       blipShare: 0,
       putBackLostShare: 0,
+      saveGapShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -91,6 +92,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       setAsideFlakyShare: 0,
       blipShare: 0,
       putBackLostShare: 0,
+      saveGapShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.

@@ -68,6 +68,10 @@ export interface ChaosStats {
   streamedRuns: number;
   /** Of those, the ones with another step of their workflow run beside them in the same process. */
   parallelRuns: number;
+  /** Of those, the ones that saved as the tool's `save` does, with a gap (`saveGap`). */
+  saveGapRuns: number;
+  /** Of those, the ones whose step's flush ended inside the gap. */
+  saveGapHits: number;
   /** Structural commands run beside such a run and its step, on the same extension instance. */
   structuralCommands: number;
   /** Histories whose core-driven processes take one lock object per model again (`History.reusedLocks`). */
@@ -316,6 +320,8 @@ export function emptyStats(): ChaosStats {
     coreRefused: 0,
     streamedRuns: 0,
     parallelRuns: 0,
+    saveGapRuns: 0,
+    saveGapHits: 0,
     structuralCommands: 0,
     reusedLockHistories: 0,
     reusedLockRuns: 0,
