@@ -3903,3 +3903,20 @@ Deno.test("chaos regression: a copy of a cache whose user deleted a synced file 
     '{"seed":205300004,"clones":5,"absentOnError":true,"v2":true,"kinds":["api","api","core","api","core-single-phase"],"reusedLocks":true,"ops":[{"id":36,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":40,"kind":"delete","clone":1,"file":4,"how":"hand"},{"id":41,"kind":"damaged","clone":1,"file":4,"pick":1680293265,"replaceFails":true},{"id":25,"kind":"copy","clone":3,"from":1}]}',
   );
 });
+
+/**
+ * I1 (seed 206500016, `--save-gap-share 1 --parallel-share 1`, shrunk; 2
+ * core-driven clones): c0's run of m0's `log`, beside a parallel step of
+ * its workflow in the same process, saved as the tool's `save` does: the
+ * data name's directory marked and made, then, before its first file, the
+ * step's flush naming its own model held the run's model directory back
+ * and cleaned the directory's mark, nothing being under it yet. The run's
+ * files were marked by nothing, and its own flush was acknowledged with
+ * nothing of its version published. A marked directory held back for
+ * another run's push now keeps its mark (deffae4).
+ */
+Deno.test("chaos regression: a save's marked directory, empty as another step's flush holds it back, keeps its mark for the run's own flush (I1, seed 206500016)", async () => {
+  await clean(
+    '{"seed":206500016,"clones":2,"kinds":["core","core"],"oldClients":true,"indexFirst":true,"ops":[{"id":21,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"parallel":true,"saveGap":true}]}',
+  );
+});
