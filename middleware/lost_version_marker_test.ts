@@ -286,3 +286,42 @@ Deno.test("a marker take-back whose delete of this cache's upload fails (an outa
   assert.equal(store.peekText(marker), "1", "the committed bytes are there again");
   await assertFreshCloneReadsOne(store, marker);
 });
+
+Deno.test("a marker take-back whose process dies between its put-back's create and the record of its version: the next pull and push of the cache name the copy put back, no conflict", async () => {
+  // The create of the committed bytes lands, and the process stops right
+  // there: the cache records the version the index names (gone), the store
+  // holds the copy put back, under a version nothing knows.
+  const inner = new InMemoryStore();
+  const D = "data/t/m/died";
+  const marker = `${D}/latest`;
+  const stop = new AbortController();
+  let armed = false;
+  const store = hookedStore(inner, {
+    after: (key) => {
+      if (!armed || key !== marker || inner.peekText(marker) !== "1") return;
+      armed = false;
+      stop.abort();
+      throw new Error("the process died here");
+    },
+  });
+  const { a } = await cutOffMarkerPush(store, D);
+  const named = a.state.synced(marker)?.version;
+  await put(a, `${D}/2/raw`, "v2 changed");
+  armed = true;
+  await assert.rejects(a.pushChanged({ signal: stop.signal }));
+  assert.equal(armed, false, "the put-back's create landed");
+  assert.equal(inner.peekText(marker), "1", "the committed bytes were put back");
+  const putBack = (await inner.head(marker))?.version;
+  assert.notEqual(putBack, named);
+  // A new process over the same cache.
+  const again = await clone(inner, "a", a.cacheDir);
+  assert.equal(again.state.synced(marker)?.version, named, "its version was never recorded");
+  const pulled = await again.pullChanged();
+  assert.deepEqual([pulled.conflicts, pulled.uncommitted], [[], []]);
+  const pushed = await again.pushChanged();
+  assert.deepEqual(pushed.conflicts, []);
+  assert.deepEqual(again.conflicts(), []);
+  assert.equal(again.state.synced(marker)?.version, putBack, "synced as the copy put back");
+  assert.deepEqual(again.state.dirtyPaths(), []);
+  await assertFreshCloneReadsOne(inner, marker);
+});
