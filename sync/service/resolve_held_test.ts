@@ -1,0 +1,85 @@
+/**
+ * A resolution whose push holds the path back (another writer's upload no
+ * index names is in the way, a data version still being written here):
+ * nothing is published, and the conflict is never lost. Its record goes,
+ * the resolution answering `resolved: false` with the push's reason, while
+ * the path stays dirty, rebased on theirs, listed by `status`; the push that
+ * can go publishes it, or meets a newer theirs as a new conflict.
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { UnreachableError } from "../errors.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { clone, isIndexKey, put, quick, read } from "./clone_kit.ts";
+import type { SyncService } from "./service.ts";
+
+const PATH = "notes/n.md";
+
+const indexed = async (store: InMemoryStore) =>
+  (await readIndex(store, quick.retry))?.entries[PATH]?.v;
+
+/**
+ * `a`'s edit of `PATH` in conflict with `b`'s committed edit; then `c`'s
+ * edit of theirs uploaded, its commit cut off: an upload no index names,
+ * over theirs.
+ */
+async function conflictThenUpload() {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  const c = await clone(store, "c");
+  await put(a, PATH, "one");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(b, PATH, "b's edit");
+  await b.pushChanged();
+  await put(a, PATH, "a's edit");
+  assert.deepEqual((await a.pushChanged()).conflicts, [PATH]);
+  const theirs = await indexed(store);
+  await c.pullChanged();
+  await put(c, PATH, "c's edit");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(c.pushChanged(), /could not be reached/);
+  assert.equal(store.peekText(PATH), "c's edit");
+  return { store, a, c, theirs };
+}
+
+/** The path waits in `a`: dirty, listed by status as left out, and no record says it is resolved. */
+async function assertWaits(a: SyncService) {
+  assert.ok(a.state.dirtyPaths().includes(PATH), "the path stays dirty");
+  const { entries, leftBehind } = await a.statusReport();
+  assert.ok(entries.some((e) => e.path === PATH), "status lists the path");
+  assert.ok(
+    [...leftBehind.conflicts, ...leftBehind.left.map((l) => l.path)].includes(PATH),
+    `status says a push leaves it: ${JSON.stringify(leftBehind)}`,
+  );
+}
+
+for (const resolution of ["mine", "merged"] as const) {
+  Deno.test(`resolve --${resolution} whose push waits on another writer's upload over theirs: answered not resolved, the path dirty and listed by status, published once that upload is committed`, async () => {
+    const { store, a, c, theirs } = await conflictThenUpload();
+    if (resolution === "merged") await put(a, PATH, "a's merge", false);
+    const mine = resolution === "merged" ? "a's merge" : "a's edit";
+    const r = await a.resolveConflict(PATH, resolution);
+    assert.equal(r.resolved, false, JSON.stringify(r));
+    assert.equal(r.published, undefined);
+    assert.ok(r.push?.skipped.some((s) => s.path === PATH && s.keepDirty), "held back, kept dirty");
+    assert.equal(await indexed(store), theirs, "nothing published");
+    assert.equal(store.peekText(PATH), "c's edit", "nothing written over the upload");
+    assert.equal(await read(a, PATH), mine);
+    await assertWaits(a);
+    // A restart keeps it so.
+    const again = await clone(store, "a", a.cacheDir);
+    await assertWaits(again);
+    // The upload committed: a newer theirs, met as a new conflict, nothing lost.
+    await c.pushChanged();
+    const met = await again.pushChanged();
+    assert.deepEqual(met.conflicts, [PATH]);
+    assert.equal(again.conflicts()[0]?.theirs?.version, await indexed(store));
+    assert.equal(await read(again, PATH), mine);
+    const done = await again.resolveConflict(PATH, "mine");
+    assert.equal(done.resolved, true, JSON.stringify(done));
+    assert.equal(store.peekText(PATH), mine);
+    assert.deepEqual(again.conflicts(), []);
+  });
+}
