@@ -198,6 +198,14 @@ function say(
         r.published ? ` (version ${r.published})` : ""
       }: the datastore's index names it now.`,
     );
+  } else if (r.resolved && r.theirsGone !== undefined) {
+    out.say(
+      `Theirs of ${rel} (version ${r.theirsGone}) is no longer on the datastore: another writer's upload no index names, taken back or replaced since. Took what a pull gives for ${rel} now: nothing, as the object the datastore holds there is not the one its index names (a push not committed)${
+        r.setAside.length ? `; your copy stays in ${r.setAside.map(shown).join(", ")}` : ""
+      }. A later pull fetches ${rel} once that push completes; if its writer is gone for good, \`sluice pull --adopt-uncommitted ${
+        shellWord(rel)
+      }\` publishes what it left as its change, and takes it.`,
+    );
   } else if (r.resolved && resolution === "theirs" && (r.pull?.vanished ?? []).includes(rel)) {
     out.say(
       `Took the datastore's side of ${rel}: its index names a copy whose object is gone from the store (deleted outside the sync), so nothing was fetched and nothing is at ${rel} here now${
@@ -241,7 +249,9 @@ function say(
     );
   } else if (r.conflicts.length === 0 && resolution === "theirs") {
     out.say(
-      `The datastore's copy of ${rel} could not be taken: its object is not the one the index names (a push that has not committed it, perhaps one of yours that stopped). Nothing was overwritten. Run \`sluice pull\` once that push completes.`,
+      `The datastore's copy of ${rel} could not be taken: its object is not the one the index names (a push that has not committed it, perhaps one of yours that stopped). Nothing was overwritten, and the conflict stays open. Run this again once that push completes; if its writer is gone for good, \`sluice pull --adopt-uncommitted ${
+        shellWord(rel)
+      }\` publishes its object as its change, and this resolution, run again, takes it.`,
     );
   } else if (r.conflicts.length === 0) {
     const why = r.push?.skipped.find((s) => s.path === rel)?.reason;

@@ -92,6 +92,12 @@ function neverAdopted(cls: string): string | undefined {
 export async function adoptForPull(
   deps: PullAdoptDeps,
   paths: readonly string[],
+  /**
+   * Of `paths`, those the pull left in conflict instead of skipping them
+   * (see {@link adoptAndPullAgain}): adopted where the store holds an object
+   * the index does not name, and otherwise passed over, never refused.
+   */
+  inConflict: ReadonlySet<string> = new Set(),
 ): Promise<PullAdoption> {
   const out: PullAdoption = { adopted: [], refused: [] };
   if (paths.length === 0) return out;
@@ -141,6 +147,7 @@ export async function adoptForPull(
   for (const [path, a] of adoptions) done.set(path, a);
   for (const path of paths) {
     const a = done.get(path)!;
+    if (inConflict.has(path) && (a === "committed" || !a.adopted)) continue;
     if (a === "committed") {
       out.adopted.push(path);
     } else if (!a.adopted) {
@@ -170,9 +177,24 @@ export async function adoptAndPullAgain(
   named: readonly string[],
   pullAgain: (paths: readonly string[]) => Promise<PullResult>,
 ): Promise<PullResult> {
-  const adoption = await adoptForPull(deps, pulled.uncommitted.filter((p) => namedBy(p, named)));
+  // A path in conflict here is met as one, never skipped as uncommitted,
+  // though theirs may be an upload no index names (its writer gone for
+  // good, which `resolve --theirs` cannot take): adopted too, its conflict
+  // then names a committed change, which `--theirs` takes.
+  const uncommitted = new Set(pulled.uncommitted);
+  const inConflict = new Set(
+    pulled.conflicts.filter((p) => namedBy(p, named) && !uncommitted.has(p)),
+  );
+  const adoption = await adoptForPull(
+    deps,
+    [...pulled.uncommitted.filter((p) => namedBy(p, named)), ...inConflict],
+    inConflict,
+  );
   const again = adoption.adopted.length > 0 ? await pullAgain(adoption.adopted) : undefined;
-  const took = new Set(again?.fetched ?? []);
+  const took = new Set([
+    ...(again?.fetched ?? []),
+    ...[...inConflict].filter((p) => again?.conflicts.includes(p)),
+  ]);
   const merged = (a: readonly string[] = [], b: readonly string[] = []) => [
     ...new Set([...a, ...b]),
   ];

@@ -26,6 +26,7 @@
 import type { LocalCache } from "../transfer/cache.ts";
 import { type RemoteSide, type Resolution, resolveHint } from "./conflicts.ts";
 import { UnreachableError } from "../errors.ts";
+import { withRetry } from "../retry.ts";
 import { isManagedLockfilePath } from "../locks/lockfile_txn.ts";
 import type { PullResult } from "./pull.ts";
 import type { PushResult } from "./push.ts";
@@ -95,6 +96,14 @@ export interface ResolveResult {
    * that copy was written back over the upload and committed (`published`).
    */
   readonly ownUploadReplaced?: string;
+  /**
+   * `theirs`: the version of theirs the conflict recorded (an upload no
+   * index names, or one replaced since by such an upload) when the
+   * datastore no longer held it: what a pull gives for the path was taken
+   * instead (nothing, while the store's object is not the one its index
+   * names), this cache's copy kept aside.
+   */
+  readonly theirsGone?: string;
   /** True when the resolution deleted theirs on the datastore. */
   readonly deleted?: boolean;
   /** Where a local copy was set aside (cache-relative), if one was. */
@@ -145,6 +154,8 @@ export interface ResolveDeps {
    * nothing read or written: see {@link ownUploadLooker}).
    */
   ownUploadOver?(path: string, version: string): Promise<string | null>;
+  /** The version of the object the datastore holds at `path` (one look), null when none. */
+  heldAt?(path: string): Promise<string | null>;
   /** Drops `path` from the datastore's record of lost files (`vanished_record.ts`). */
   forgetLost?(path: string): Promise<void>;
   /**
@@ -199,6 +210,8 @@ export function storeResolveDeps(
     withdrawOwn: async (p, version) => {
       await deleteAt(store, p, version, { retry: config.retry, signal });
     },
+    heldAt: async (p) =>
+      (await withRetry(() => store.head(p, { signal }), config.retry, signal))?.version ?? null,
     forgetLost: (p) => forgetVanished(store, [p], config.retry, signal),
     indexedOtherShape: indexedShapeReader(store, config.retry, config.concurrency, signal),
     indexedAt: indexedPathReader(store, config.retry, config.concurrency, signal),

@@ -10,7 +10,12 @@
  * (a `mine` or `merged` cut off before its commit), theirs is gone: that
  * upload is taken and its publishing finished; unless the copy here is
  * theirs already (copied into place by hand), which is then written back
- * over that upload and committed. A directory at the path that is the
+ * over that upload and committed. Where it is another writer's object and
+ * theirs, as the conflict recorded it, is no longer there (another writer's
+ * upload no index names, taken back or replaced since), theirs cannot be
+ * taken: what the pull gave is the datastore's side (nothing at the path),
+ * and the conflict is resolved so, the copy kept aside. A directory at the
+ * path that is the
  * datastore's side (a peer replaced the file by it, and a pull brought it)
  * is no copy of this cache's: it stays, and the pull goes on from it.
  *
@@ -170,6 +175,28 @@ export async function resolveTheirs(
       throw e;
     }
     if (own) return own;
+    let gone: string | undefined;
+    try {
+      gone = await theirsGone(deps, rec);
+    } catch (e) {
+      if (!state.conflicts.get(path)) {
+        await reopenTheirs(deps, rec, setAside, before).catch(() => {});
+      }
+      throw e;
+    }
+    if (gone !== undefined) {
+      // What a pull gives for the path is taken: nothing, the copy kept aside.
+      await state.conflicts.release(rec, setAside);
+      return {
+        path,
+        resolution,
+        resolved: true,
+        theirsGone: gone,
+        setAside: setAside.filter((l) => cache.exists(l)),
+        conflicts: [],
+        pull: pulled,
+      };
+    }
   }
   if (resolved && rec.theirs === null) {
     try {
@@ -260,6 +287,25 @@ async function theirsOverOwn(
   }
   const r = await publishRebased(deps, rec, "theirs", theirs, []);
   return { ...r, ownUploadReplaced: own };
+}
+
+/**
+ * The version of theirs `rec` recorded when the datastore no longer holds it
+ * (its object deleted, or replaced by an upload no index names: another
+ * writer took its upload back, putting the committed bytes back under a
+ * version its cut-off commit never named, or wrote another), the pull having
+ * skipped the path as uncommitted and left nothing here; undefined when the
+ * store still holds that very version (an upload its writer may yet commit:
+ * the conflict stays open), when something is at the path here, or when
+ * theirs is another client's entry (`~…`), whose version names no object.
+ * Theirs gone, no resolution can take it: what a pull gives is the
+ * datastore's side now, as a fresh clone sees it.
+ */
+async function theirsGone(deps: ResolveDeps, rec: ConflictRecord): Promise<string | undefined> {
+  const theirs = rec.theirs;
+  if (!theirs || theirs.version.startsWith("~") || !deps.heldAt) return undefined;
+  if (deps.cache.exists(rec.path)) return undefined;
+  return (await deps.heldAt(rec.path)) === theirs.version ? undefined : theirs.version;
 }
 
 /**
