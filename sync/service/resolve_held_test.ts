@@ -83,3 +83,33 @@ for (const resolution of ["mine", "merged"] as const) {
     assert.deepEqual(again.conflicts(), []);
   });
 }
+
+Deno.test("resolve --mine of a copy a pull set aside, whose push waits on another writer's upload over theirs: after a restart the path still waits, dirty, and is not in conflict again", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  const c = await clone(store, "c");
+  await put(b, PATH, "b's file");
+  await b.pushChanged();
+  await put(a, PATH, "a's file", false);
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.conflicts, [PATH]);
+  assert.notEqual(a.conflicts()[0]?.mine?.location, PATH, "a's copy set aside");
+  await c.pullChanged();
+  await put(c, PATH, "c's edit");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(c.pushChanged(), /could not be reached/);
+  const r = await a.resolveConflict(PATH, "mine");
+  assert.equal(r.resolved, false, JSON.stringify(r));
+  assert.equal(await read(a, PATH), "a's file");
+  await assertWaits(a);
+  const again = await clone(store, "a", a.cacheDir);
+  assert.deepEqual(again.conflicts(), [], "the resolution is not turned back into a conflict");
+  await assertWaits(again);
+  await c.pushChanged();
+  const met = await again.pushChanged();
+  assert.deepEqual(met.conflicts, [PATH]);
+  assert.equal(await read(again, PATH), "a's file");
+  assert.equal((await again.resolveConflict(PATH, "mine")).resolved, true);
+  assert.equal(store.peekText(PATH), "a's file");
+});

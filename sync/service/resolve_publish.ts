@@ -95,7 +95,15 @@ export async function publishRebased(
   const conflicts = pushed.conflicts.filter((p) => p === path);
   const resolved = conflicts.length === 0 &&
     !pushed.skipped.some((s) => s.path === path && s.keepDirty);
-  if (resolved) await state.conflicts.release(rec, setAside);
+  // Held back by its push (another writer's upload in the way, say), with
+  // no new conflict: the resolution waits, the path dirty with the copy
+  // chosen and rebased on theirs, for the push that can go. The copies the
+  // record named are released as a resolution's are: left named in their
+  // set-aside area, the next process to open the cache would name them
+  // again as an open conflict, and no push would then publish the choice.
+  if (resolved || (conflicts.length === 0 && !state.conflicts.has(path))) {
+    await state.conflicts.release(rec, setAside);
+  }
   // A file the datastore had lost, published again: no longer lost. Best
   // effort: a record left makes at most a later deletion of it a conflict.
   if (resolved && rec.theirs === null && !pushed.deleted.includes(path)) {
