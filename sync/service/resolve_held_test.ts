@@ -113,3 +113,32 @@ Deno.test("resolve --mine of a copy a pull set aside, whose push waits on anothe
   assert.equal((await again.resolveConflict(PATH, "mine")).resolved, true);
   assert.equal(store.peekText(PATH), "a's file");
 });
+
+Deno.test("resolve --mine of a deletion here, whose push waits on another writer's upload over theirs: answered not resolved, the deletion dirty and listed by status as waiting, met as a conflict once that upload is committed", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  const c = await clone(store, "c");
+  await put(a, PATH, "one");
+  await a.pushChanged();
+  await b.pullChanged();
+  await put(b, PATH, "b's edit");
+  await b.pushChanged();
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.markDirty({ relPath: PATH });
+  assert.deepEqual((await a.pushChanged()).conflicts, [PATH]);
+  await c.pullChanged();
+  await put(c, PATH, "c's edit");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
+  await assert.rejects(c.pushChanged(), /could not be reached/);
+  const r = await a.resolveConflict(PATH, "mine");
+  assert.equal(r.resolved, false, JSON.stringify(r));
+  assert.equal(r.deleted, false);
+  assert.equal(store.peekText(PATH), "c's edit", "nothing deleted");
+  await assertWaits(a);
+  await c.pushChanged();
+  const met = await a.pushChanged();
+  assert.deepEqual(met.conflicts, [PATH]);
+  assert.equal(a.conflicts()[0]?.theirs?.version, await indexed(store));
+  assert.equal(a.conflicts()[0]?.mine, null, "the deletion stands as the conflict's side here");
+});

@@ -81,8 +81,9 @@ export async function statusReport(
   // What the last push found holding a path (another writer's upload), which
   // a dry run does not read: a push now would most likely wait there again.
   const waiting = await readWaiting(cache);
-  const waits = (e: StatusEntry) =>
-    Object.hasOwn(waiting, e.path) && e.action !== "skip" && e.action !== "delete";
+  // A deletion waits there as a write does (one a resolution's push held
+  // back included): its push deletes nothing over another writer's upload.
+  const waits = (e: StatusEntry) => Object.hasOwn(waiting, e.path) && e.action !== "skip";
   const entries = planned.map((e) =>
     waits(e)
       ? { ...e, reason: `${WAITED_HERE}: ${waiting[e.path]}` }
