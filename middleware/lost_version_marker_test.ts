@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { hookedStore, InMemoryStore, mockPushContext } from "../packages/testing/mod.ts";
 import { PutModes } from "../sync/ports.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
-import { updateIndex } from "../sync/transfer/remote_index.ts";
+import { readIndex, updateIndex } from "../sync/transfer/remote_index.ts";
 import { sha256Hex } from "../sync/hash.ts";
-import { assertIndexCurrent, clone, put } from "../sync/service/clone_kit.ts";
+import { assertIndexCurrent, clone, pastDanglingGrace, put } from "../sync/service/clone_kit.ts";
 import { VersionConflictError } from "../sync/errors.ts";
 import { setAsideVersion } from "./lost_version.ts";
 
@@ -287,41 +287,57 @@ Deno.test("a marker take-back whose delete of this cache's upload fails (an outa
   await assertFreshCloneReadsOne(store, marker);
 });
 
-Deno.test("a marker take-back whose process dies between its put-back's create and the record of its version: the next pull and push of the cache name the copy put back, no conflict", async () => {
-  // The create of the committed bytes lands, and the process stops right
-  // there: the cache records the version the index names (gone), the store
-  // holds the copy put back, under a version nothing knows.
-  const inner = new InMemoryStore();
-  const D = "data/t/m/died";
-  const marker = `${D}/latest`;
-  const stop = new AbortController();
-  let armed = false;
-  const store = hookedStore(inner, {
-    after: (key) => {
-      if (!armed || key !== marker || inner.peekText(marker) !== "1") return;
-      armed = false;
-      stop.abort();
-      throw new Error("the process died here");
+for (const peerFirst of [false, true]) {
+  Deno.test(
+    `a marker take-back whose process dies between its put-back's create and the record of its version: the next pull and push of the cache name the copy put back, no conflict${
+      peerFirst ? " (a peer pulls past the dangling-entry grace first)" : ""
+    }`,
+    async () => {
+      // The create of the committed bytes lands, and the process stops right
+      // there: the cache records the version the index names (gone), the store
+      // holds the copy put back, under a version nothing knows.
+      const inner = new InMemoryStore();
+      const D = "data/t/m/died";
+      const marker = `${D}/latest`;
+      const stop = new AbortController();
+      let armed = false;
+      const store = hookedStore(inner, {
+        after: (key) => {
+          if (!armed || key !== marker || inner.peekText(marker) !== "1") return;
+          armed = false;
+          stop.abort();
+          throw new Error("the process died here");
+        },
+      });
+      const { a } = await cutOffMarkerPush(store, D);
+      const peer = await clone(inner, "peer");
+      await peer.pullChanged();
+      const named = a.state.synced(marker)?.version;
+      await put(a, `${D}/2/raw`, "v2 changed");
+      armed = true;
+      await assert.rejects(a.pushChanged({ signal: stop.signal }));
+      assert.equal(armed, false, "the put-back's create landed");
+      assert.equal(inner.peekText(marker), "1", "the committed bytes were put back");
+      const putBack = (await inner.head(marker))?.version;
+      assert.notEqual(putBack, named);
+      if (peerFirst) {
+        // The entry names a version the store no longer holds: no peer's pull
+        // takes that for a dangling entry to remove.
+        await pastDanglingGrace(peer);
+        assert.deepEqual((await peer.pullChanged()).vanished, []);
+        assert.equal((await readIndex(inner, retry))?.entries[marker]?.v, named);
+      }
+      // A new process over the same cache.
+      const again = await clone(inner, "a", a.cacheDir);
+      assert.equal(again.state.synced(marker)?.version, named, "its version was never recorded");
+      const pulled = await again.pullChanged();
+      assert.deepEqual([pulled.conflicts, pulled.uncommitted], [[], []]);
+      const pushed = await again.pushChanged();
+      assert.deepEqual(pushed.conflicts, []);
+      assert.deepEqual(again.conflicts(), []);
+      assert.equal(again.state.synced(marker)?.version, putBack, "synced as the copy put back");
+      assert.deepEqual(again.state.dirtyPaths(), []);
+      await assertFreshCloneReadsOne(inner, marker);
     },
-  });
-  const { a } = await cutOffMarkerPush(store, D);
-  const named = a.state.synced(marker)?.version;
-  await put(a, `${D}/2/raw`, "v2 changed");
-  armed = true;
-  await assert.rejects(a.pushChanged({ signal: stop.signal }));
-  assert.equal(armed, false, "the put-back's create landed");
-  assert.equal(inner.peekText(marker), "1", "the committed bytes were put back");
-  const putBack = (await inner.head(marker))?.version;
-  assert.notEqual(putBack, named);
-  // A new process over the same cache.
-  const again = await clone(inner, "a", a.cacheDir);
-  assert.equal(again.state.synced(marker)?.version, named, "its version was never recorded");
-  const pulled = await again.pullChanged();
-  assert.deepEqual([pulled.conflicts, pulled.uncommitted], [[], []]);
-  const pushed = await again.pushChanged();
-  assert.deepEqual(pushed.conflicts, []);
-  assert.deepEqual(again.conflicts(), []);
-  assert.equal(again.state.synced(marker)?.version, putBack, "synced as the copy put back");
-  assert.deepEqual(again.state.dirtyPaths(), []);
-  await assertFreshCloneReadsOne(inner, marker);
-});
+  );
+}
