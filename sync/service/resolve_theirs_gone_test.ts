@@ -106,3 +106,14 @@ Deno.test("resolve --theirs whose theirs, another writer's upload no index names
   assert.equal(await read(a, again.setAside[0]), "a's edit");
   assert.deepEqual(a.conflicts(), []);
 });
+
+Deno.test("resolve --theirs whose theirs, another writer's upload no index names, was deleted since with nothing in its place: takes the datastore's side (nothing), the copy kept aside", async () => {
+  const { store, a, upload } = await conflictWithUpload();
+  await store.delete(PATH, { ifVersion: upload });
+  const r = await a.resolveConflict(PATH, "theirs");
+  assert.equal(r.resolved, true, JSON.stringify(r));
+  assert.deepEqual(a.conflicts(), []);
+  assert.equal(await read(a, PATH), undefined);
+  assert.equal(await read(a, r.setAside[0]), "a's edit");
+  assert.deepEqual(a.state.dirtyPaths(), []);
+});
