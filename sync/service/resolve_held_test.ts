@@ -142,3 +142,39 @@ Deno.test("resolve --mine of a deletion here, whose push waits on another writer
   assert.equal(a.conflicts()[0]?.theirs?.version, await indexed(store));
   assert.equal(a.conflicts()[0]?.mine, null, "the deletion stands as the conflict's side here");
 });
+
+Deno.test("resolve --mine of a latest marker naming a version not written yet: held back, answered not resolved, the marker dirty and listed by status, published with the version", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  const D = "data/t/m/out";
+  const marker = `${D}/latest`;
+  for (const n of ["1", "2"]) {
+    await put(a, `${D}/${n}/raw`, `v${n}`);
+    await put(a, `${D}/${n}/metadata.yaml`, `version: ${n}`);
+  }
+  await put(a, marker, "2");
+  await a.pushChanged();
+  await b.pullChanged();
+  // b moves the marker back; a moves it on to version 3, not written yet.
+  await put(b, marker, "1");
+  await b.pushChanged();
+  await put(a, marker, "3");
+  assert.deepEqual((await a.pullChanged()).conflicts, [marker]);
+  const r = await a.resolveConflict(marker, "mine");
+  assert.equal(r.resolved, false, JSON.stringify(r));
+  assert.ok(r.push?.skipped.some((s) => s.path === marker && s.keepDirty), "held back, kept dirty");
+  assert.equal(store.peekText(marker), "1", "nothing published");
+  assert.ok(a.state.dirtyPaths().includes(marker), "the marker stays dirty");
+  const { entries, leftBehind } = await a.statusReport();
+  assert.ok(entries.some((e) => e.path === marker), "status lists the marker");
+  assert.ok(leftBehind.left.some((l) => l.path === marker), JSON.stringify(leftBehind));
+  assert.deepEqual(a.conflicts(), []);
+  // Version 3 written: the push publishes it, the marker with it.
+  await put(a, `${D}/3/raw`, "v3");
+  await put(a, `${D}/3/metadata.yaml`, "version: 3");
+  const pushed = await a.pushChanged();
+  assert.deepEqual(pushed.conflicts, []);
+  assert.equal(store.peekText(marker), "3");
+  assert.deepEqual(a.state.dirtyPaths(), []);
+});
