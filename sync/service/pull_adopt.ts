@@ -8,6 +8,10 @@
  * all. Told that the writer is gone for good, the pull publishes the
  * object the store holds in the index as that writer's change (nothing is
  * written over it: see `adopt.ts`), then fetches it as any committed file.
+ * A path named that the pull met as a conflict instead (a copy changed
+ * here, whose conflict may name such an object as theirs) is adopted the
+ * same way where the store holds an object the index does not name; its
+ * conflict then names a committed change, which `resolve --theirs` takes.
  *
  * A data version file is never adopted this way: a data version is never
  * published from a run that did not finish publishing it (its run may have
