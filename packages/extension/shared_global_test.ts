@@ -81,3 +81,58 @@ Deno.test("shared global lock: a hold whose release was asked is not shared; the
   await second.release();
   assert.equal(s.store.peek(KEY), undefined);
 });
+
+Deno.test("shared global lock: one share ending leaves the hold to the share still going; the release waits for the last", async () => {
+  const s = setup();
+  const hold = s.hold();
+  await hold.acquire();
+  const first = s.shared();
+  const second = s.shared();
+  await first.acquire();
+  await second.acquire();
+  let released = false;
+  const release = hold.release().then(() => (released = true));
+  await first.release();
+  await first.release(); // a second release of an ended share ends nothing more
+  await s.clock.advance(1_000);
+  assert.equal(released, false, "the hold stays while a share goes on");
+  assert.ok(s.store.peek(KEY));
+  assert.equal(second.lost, false);
+  await second.release();
+  await release;
+  assert.equal(s.store.peek(KEY), undefined);
+});
+
+Deno.test("shared global lock: a hold found lost is not shared; the lock is acquired, waiting out its new holder", async () => {
+  const s = setup();
+  const hold = s.hold();
+  await hold.acquire();
+  // Another client breaks the hold and takes the lock; the heartbeat sees it.
+  const info = await hold.inspect();
+  assert.ok(info);
+  assert.equal(await hold.forceRelease(info.nonce), true);
+  const other = storeLockBackend(s.store, { clock: s.clock }).createLock(
+    KEY,
+    { holder: "other@elsewhere", hostname: "elsewhere", pid: 2 },
+    { ttlMs: 30_000, retryDelayMs: 50, maxWaitMs: 10_000 },
+  );
+  await other.acquire();
+  await waitFor(() => hold.inner.lost === true, {
+    clock: s.clock,
+    stepMs: 1_000,
+    timeoutMs: 60_000,
+  });
+  const lock = s.shared();
+  let acquired = false;
+  const taking = lock.acquire().then(() => (acquired = true));
+  await s.clock.advance(500);
+  assert.equal(acquired, false, "it waits for the new holder, sharing no lost hold");
+  await other.release();
+  await waitFor(() => acquired, { clock: s.clock, stepMs: 50 });
+  await taking;
+  assert.notEqual(lock.nonce, hold.inner.nonce);
+  assert.equal(lock.lost, false);
+  await lock.release();
+  await hold.release();
+  assert.equal(s.store.peek(KEY), undefined);
+});
