@@ -70,3 +70,63 @@ Deno.test("a peer's edit uploaded while this cache withdraws its own unanswered 
   await c.pullChanged();
   assert.equal(await read(c, PATH), undefined, "a fresh clone sees the deletion");
 });
+
+/**
+ * The same withdrawal, the peer pulling inside it before its edit: that
+ * pull finds the entry gone while the store still holds the version it
+ * synced, and keeps it as a dropped entry to name again (`republish`),
+ * which the push's `namedBase` leaves out. The edit uploaded over that
+ * version must still meet the committed deletion as a conflict.
+ */
+Deno.test("a peer that pulls inside this cache's withdrawal of its own unanswered create, then edits and pushes, meets the committed deletion as a conflict: the deletion stands", async () => {
+  const store = new InMemoryStore();
+  let onIndexPut: (() => Promise<void>) | undefined;
+  const a = await clone(
+    hookedStore(store, {
+      after: async (key) => {
+        if (!isIndexKey(key) || !onIndexPut) return;
+        const hook = onIndexPut;
+        onIndexPut = undefined;
+        await hook();
+      },
+    }),
+    "a",
+  );
+  const b = await clone(store, "b");
+  const v = await createAnswerLost(store, a, PATH, "a's file");
+  await b.pullChanged();
+  assert.equal(b.state.synced(PATH)?.version, v);
+
+  // Just after a's push took out the entry naming a's write, before a's
+  // delete of it: b pulls (the entry gone, the store still holding the
+  // version b synced), then edits the file and uploads its edit.
+  let prepared: Awaited<ReturnType<typeof b.preparePush>> | undefined;
+  onIndexPut = async () => {
+    await b.pullChanged();
+    await put(b, PATH, "b's edit");
+    prepared = await b.preparePush();
+  };
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.markDirty({ relPath: PATH });
+  await a.pushChanged();
+  assert.ok(prepared, "b's upload was made inside a's withdrawal");
+  assert.equal(store.peek(PATH), undefined, "b's upload went with a's withdrawal");
+  assert.equal(
+    (await readIndex(store, quick.retry))?.entries[PATH],
+    undefined,
+    "a's deletion is committed: the index names nothing",
+  );
+
+  // b's commit meets the committed deletion it never saw: a conflict.
+  const committed = await b.commitPush(prepared!);
+  assert.deepEqual(
+    [committed.uploaded, committed.conflicts],
+    [[], [PATH]],
+    JSON.stringify(committed),
+  );
+  assert.deepEqual(b.conflicts().map((c) => [c.path, c.theirs]), [[PATH, null]]);
+  assert.equal(await read(b, PATH), "b's edit", "b's edit is kept locally");
+  const c = await clone(store, "c");
+  await c.pullChanged();
+  assert.equal(await read(c, PATH), undefined, "a fresh clone sees the deletion");
+});
