@@ -121,6 +121,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
     const indexCheck: string[] = [];
     const baseGone: string[] = [];
     const namedBase: string[] = [];
+    const keptBase: string[] = [];
     const foundGone: string[] = [];
     // The version each write or delete was conditional on (null: created), so
     // the commit never puts back an entry a peer has since replaced.
@@ -288,11 +289,11 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         if (wctx.mode.kind === "update") indexBase[entry.path] = wctx.mode.version;
         else if (wctx.mode.kind === "create") indexBase[entry.path] = null;
         if (wctx.baseGone) baseGone.push(entry.path);
-        // Over the version synced here, named by the index (not a dropped entry's).
-        if (
-          wctx.mode.kind === "update" && wctx.mode.version === entry.syncedVersion &&
-          !state.synced(entry.path)?.republish
-        ) namedBase.push(entry.path);
+        // Over the version synced here: named by the index then, or kept by a
+        // pull as a dropped entry to name again (`keptBase`).
+        if (wctx.mode.kind === "update" && wctx.mode.version === entry.syncedVersion) {
+          (state.synced(entry.path)?.republish ? keptBase : namedBase).push(entry.path);
+        }
         handled.push(entry.path);
         if (wctx.outcome === "identical") {
           result.identical.push(entry.path);
@@ -416,6 +417,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
       check: indexCheck,
       baseGone,
       namedBase,
+      keptBase,
       foundGone,
       synced: indexSynced,
       handled,

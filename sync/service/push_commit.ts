@@ -37,6 +37,8 @@ export interface PendingCommit {
   readonly baseGone?: readonly string[];
   /** Paths written over the version the index named when synced here (see `IndexChange.namedBase`). */
   readonly namedBase?: readonly string[];
+  /** Paths written over a dropped entry's version kept here (see `IndexChange.keptBase`). */
+  readonly keptBase?: readonly string[];
   /** Removals whose delete found the object gone (see `IndexChange.foundGone`). */
   readonly foundGone?: readonly string[];
   /** Dirty paths the commit cleans. */
@@ -177,6 +179,7 @@ export async function commitPrepared(
       check,
       baseGone: pending.baseGone,
       namedBase: pending.namedBase,
+      keptBase: pending.keptBase,
       foundGone: pending.foundGone,
       checkCreates: deps.checkCreates,
     },

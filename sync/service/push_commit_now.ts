@@ -47,6 +47,7 @@ export function mergePending(
     check: [...prior.check ?? [], ...own.check ?? []],
     baseGone: [...prior.baseGone ?? [], ...own.baseGone ?? []],
     namedBase: [...prior.namedBase ?? [], ...own.namedBase ?? []],
+    keptBase: [...prior.keptBase ?? [], ...own.keptBase ?? []],
     foundGone: [...prior.foundGone ?? [], ...own.foundGone ?? []],
     synced: { ...prior.synced, ...own.synced },
     handled: [...prior.handled, ...own.handled],

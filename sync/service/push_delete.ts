@@ -38,6 +38,7 @@ import { recordVanished } from "./vanished_record.ts";
 import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { sha256Hex } from "../hash.ts";
 import { deleteAt, hashObject } from "../transfer/object_ops.ts";
+import { dropUploadOverWithdrawn } from "./withdrawn_under_upload.ts";
 import { putBackAndName } from "../transfer/put_back.ts";
 import { setAsideAsLost } from "./set_aside_lost.ts";
 
@@ -305,7 +306,10 @@ export async function dropOwnStranded(
         ctx.config.concurrency,
       );
       const e = after && Object.hasOwn(after.entries, path) ? after.entries[path] : undefined;
-      if (e && !isUnversioned(e) && e.v !== now.version) namedAgain?.(e);
+      // Unnamed: a peer's edit over the withdrawn write, not committed yet,
+      // goes with the withdrawal (see `withdrawn_under_upload.ts`).
+      const met = e ?? await dropUploadOverWithdrawn(ctx, path, await writer());
+      if (met && !isUnversioned(met) && met.v !== now.version) namedAgain?.(met);
     }
     return false;
   }

@@ -183,6 +183,16 @@ export async function apply(
   for (const p of change.namedBase ?? []) {
     if (Object.hasOwn(change.set, p) && current(p) === undefined) deletedSince.add(p);
   }
+  // And one over a dropped entry kept to name again (`keptBase`) whose
+  // write the store no longer holds: taken with the deletion of a take-back
+  // (which deletes a peer's upload it meets over its withdrawn write).
+  const keptGone = (change.keptBase ?? []).filter((p) =>
+    Object.hasOwn(change.set, p) && current(p) === undefined
+  );
+  if (keptGone.length > 0) {
+    const held = await heads(keptGone);
+    for (const p of keptGone) if (held.get(p)?.version !== change.set[p].v) deletedSince.add(p);
+  }
   // Paths to check, each with whether it is another writer's (`foreign`).
   const removeChecks = new Map<string, boolean>();
   for (const p of change.remove) {

@@ -86,6 +86,7 @@ export async function updateV2(
       check: change.check,
       baseGone: change.baseGone,
       namedBase: change.namedBase,
+      keptBase: change.keptBase,
       foundGone: change.foundGone,
       removeHeld: change.removeHeld,
       checkCreates: change.checkCreates,

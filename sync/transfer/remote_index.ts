@@ -254,6 +254,17 @@ export interface IndexChange {
    */
   readonly namedBase?: readonly string[];
   /**
+   * Paths written over the version their writer synced where a pull of it
+   * found the entry gone while the store held that version, and kept it as
+   * an entry another client dropped, to name again. Such a pull may have run
+   * inside a take-back of that version (the entry taken out before the
+   * object is deleted): once no entry names the path and the store no longer
+   * holds this write either, a deletion was committed since, and the path is
+   * left out as a conflict, as with `namedBase`. A write still held there is
+   * over the dropped entry, and named.
+   */
+  readonly keptBase?: readonly string[];
+  /**
    * Removals whose delete found nothing there (the object already gone), or
    * whose delete was a check then a delete (`ObjectStore.deletesChecked`).
    * Where the entry names another version than the removal's `base` (a
