@@ -191,7 +191,18 @@ export async function deleteRemote(
     // Gone: deleted by this very call (its answer lost), or by a peer.
     now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
     if (!now) return { kind: "gone", ...base };
-    if (committed) ctx.state.setSynced(entry.path, before);
+    if (committed) {
+      ctx.state.setSynced(entry.path, before);
+      // Its entry taken out, a peer's edit over it met, not committed yet:
+      // it goes with this deletion (see `withdrawn_under_upload.ts`).
+      const met = await dropUploadOverWithdrawn(ctx, entry.path, await writer());
+      if (met.dropped && !met.named) return { kind: "deleted", ...base };
+      const theirs = met.named;
+      if (theirs && !isUnversioned(theirs)) {
+        const held = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
+        if (held) return { kind: "conflict", now: held, hash: theirs.h };
+      }
+    }
   }
   const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
   const named = index && Object.hasOwn(index.entries, entry.path)
@@ -308,7 +319,7 @@ export async function dropOwnStranded(
       const e = after && Object.hasOwn(after.entries, path) ? after.entries[path] : undefined;
       // Unnamed: a peer's edit over the withdrawn write, not committed yet,
       // goes with the withdrawal (see `withdrawn_under_upload.ts`).
-      const met = e ?? await dropUploadOverWithdrawn(ctx, path, await writer());
+      const met = e ?? (await dropUploadOverWithdrawn(ctx, path, await writer())).named;
       if (met && !isUnversioned(met) && met.v !== now.version) namedAgain?.(met);
     }
     return false;

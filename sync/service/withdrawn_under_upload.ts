@@ -36,35 +36,35 @@ async function namedAt(ctx: PushContext, path: string): Promise<IndexEntry | und
  * After this cache took out the entry naming its own write at `path` and
  * its delete of that write met another object: when that object is another
  * Sluice writer's upload (`writer` is this cache's id) that no index names,
- * it is deleted, conditional on its version. A commit of it that lands
- * before the delete is told (returned): its bytes are put back and named,
- * and the withdrawal meets it as a committed change. Undefined otherwise
- * (nothing there, an object without a writer id, or one too large to keep
- * in memory for a put-back, which is left as it is).
+ * it is deleted, conditional on its version (`dropped`). A commit of it
+ * that lands before the delete is told (`named`): its bytes are put back
+ * and named, and the withdrawal meets it as a committed change. Neither
+ * when nothing is there, or an object without a writer id, or one too
+ * large to keep in memory for a put-back, which is left as it is.
  */
 export async function dropUploadOverWithdrawn(
   ctx: PushContext,
   path: string,
   writer: string | null,
-): Promise<IndexEntry | undefined> {
+): Promise<{ readonly dropped: boolean; readonly named?: IndexEntry }> {
   const o = { retry: ctx.config.retry, signal: ctx.signal, concurrency: ctx.config.concurrency };
   const head = await ctx.store.head(path, { signal: ctx.signal });
   const by = head?.metadata?.[WRITER_METADATA];
   if (!head || !by || by === writer || head.size > ctx.config.streamThresholdBytes) {
-    return undefined;
+    return { dropped: false };
   }
   const held = await getOrNull(ctx.store, path, o);
-  if (held?.version !== head.version) return undefined;
+  if (held?.version !== head.version) return { dropped: false };
   const before = await namedAt(ctx, path);
-  if (before !== undefined) return before;
-  if (!(await deleteAt(ctx.store, path, held.version, o))) return undefined;
+  if (before !== undefined) return { dropped: false, named: before };
+  if (!(await deleteAt(ctx.store, path, held.version, o))) return { dropped: false };
   // Its writer's commit may have named it between that look and the delete.
   const after = await namedAt(ctx, path);
-  if (after?.v !== held.version) return after;
+  if (after?.v !== held.version) return { dropped: true, ...(after ? { named: after } : {}) };
   await putBackAndName(ctx.store, path, held.body, after, {
     ...o,
     now: () => ctx.clock.now(),
     ...(held.metadata ? { metadata: held.metadata } : {}),
   });
-  return (await namedAt(ctx, path)) ?? after;
+  return { dropped: false, named: (await namedAt(ctx, path)) ?? after };
 }
