@@ -328,8 +328,14 @@ export async function dropOwnStranded(
   // cache's upload stood there: written over this cache's own commit whose
   // answer never came back, a crash; or created where a peer's committed
   // object had gone outside Sluice) names nothing once the upload is gone:
-  // taken out with it, recorded as lost (see `unnameDeleted`).
-  const over = named && !isUnversioned(named) ? named.v : undefined;
+  // taken out with it, recorded as lost (see `unnameDeleted`). So does an
+  // old client's entry (no version) of other bytes than the upload's: the
+  // upload was written over that client's object (an edit of it here whose
+  // commit never came, the file's record since lost), and those bytes went
+  // then (chaos seed 206200022).
+  const over = named && (!isUnversioned(named) || (bytes && !(await sameBytes(named, bytes))))
+    ? named.v
+    : undefined;
   const left = await unnameDeleted(ctx, path, now.version, over, bytes);
   // Never synced here: the record goes with the upload (the push persists it).
   if (own) ctx.state.setSynced(path, undefined);
@@ -376,6 +382,11 @@ async function unnameOwn(ctx: PushContext, path: string, version: string): Promi
   );
 }
 
+/** Whether `bytes` are those `e` (an old client's entry) records: by hash, or by size without one. */
+async function sameBytes(e: IndexEntry, bytes: Uint8Array): Promise<boolean> {
+  return e.h ? e.h === await sha256Hex(bytes) : e.s === bytes.length;
+}
+
 /**
  * After this cache deleted its own upload `version` at `path`: a peer whose
  * adoption of it (`adoptUncommitted`) committed between this cache's look at
@@ -403,8 +414,7 @@ async function unnameDeleted(
   const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
   const e = index && Object.hasOwn(index.entries, path) ? index.entries[path] : undefined;
   if (bytes && e && isUnversioned(e)) {
-    const same = e.h ? e.h === await sha256Hex(bytes) : e.s === bytes.length;
-    if (same) {
+    if (await sameBytes(e, bytes)) {
       await putBackAndName(ctx.store, path, bytes, e, {
         retry: ctx.config.retry,
         signal: ctx.signal,
