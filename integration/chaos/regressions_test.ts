@@ -3920,3 +3920,20 @@ Deno.test("chaos regression: a save's marked directory, empty as another step's 
     '{"seed":206500016,"clones":2,"kinds":["core","core"],"oldClients":true,"indexFirst":true,"ops":[{"id":21,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"parallel":true,"saveGap":true}]}',
   );
 });
+
+/**
+ * I7, I8 and I33 (seed 206200022, shrunk; 4 clones with old clients): an
+ * old client pushed notes/shared-1.md and c3 synced it; c3's edit of it
+ * (pushed with --adopt-uncommitted) uploaded over the old client's object,
+ * and an outage cut its commit off. c3's user then deleted the file by
+ * hand, and a damaged line of c3's manifest log took the file's record.
+ * c3's next push, the file never synced as far as it knew, deleted its own
+ * stranded upload and left the old client's entry, which named bytes the
+ * upload had replaced: the index named an object the store no longer held.
+ * That entry now goes with the upload, recorded as lost.
+ */
+Deno.test("chaos regression: an own stranded upload over an old client's file, deleted here with its record lost, takes that client's entry out with it (I7, seed 206200022)", async () => {
+  await clean(
+    '{"seed":206200022,"clones":4,"kinds":["core","core","api","api"],"oldClients":true,"skewMs":[89702,0,0,0],"reusedLocks":true,"setAsideFlaky":true,"ops":[{"id":25,"kind":"oldpush","clone":3,"file":4},{"id":72,"kind":"sync","clone":3},{"id":71,"kind":"tick","n":11,"pick":2018504478},{"id":7,"kind":"adopt","clone":3,"file":4},{"id":14,"kind":"tick","n":3,"pick":256737687},{"id":15,"kind":"outage","on":true},{"id":57,"kind":"delete","clone":3,"file":4,"how":"hand"},{"id":58,"kind":"damaged","clone":3,"file":4,"pick":1425993401}]}',
+  );
+});
