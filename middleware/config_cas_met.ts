@@ -6,7 +6,10 @@
  * wrote (its writer id, object metadata `sluice-writer`) is its own write
  * that never reached the index (a crash or an outage between the write and
  * the commit), not a peer's change: the new copy replaces it with a
- * compare-and-swap on that orphan's version. A deletion the index does not
+ * compare-and-swap on that orphan's version; but a copy put back as this
+ * cache synced it is not written over such an object the index names (a
+ * peer's create that met those bytes committed them as its change), which
+ * is met as a committed change. A deletion the index does not
  * show yet is written over. A peer's write carries another id: an
  * uncommitted one is waited for (its push may be about to commit it), also
  * over an entry naming this write's very bytes at another version than its
@@ -52,6 +55,23 @@ function baseOf(ctx: WriteContext): string | null {
 }
 
 /**
+ * True when the write puts back the copy this cache synced (no change made
+ * here: a take-back of its own upload by writing over it, as the next push
+ * after a lost version's marker reset makes) over this cache's own object
+ * at `version`, and the index names that object. It is committed then: a
+ * peer whose create met those very bytes committed them as its own change
+ * (or this cache's commit landed, its answer lost: the two cannot be told
+ * apart). Written over, a peer's committed change would be lost unseen, so
+ * it is met as a committed change instead (chaos seed 203100067). Only such
+ * a put-back reads the index.
+ */
+async function putBackOverNamed(ctx: WriteContext, version: string): Promise<boolean> {
+  const synced = ctx.entry.syncedHash ?? ctx.push.state.synced(ctx.key)?.hash;
+  if (synced === undefined || synced !== ctx.hash) return false;
+  return (await indexedEntry(ctx))?.v === version;
+}
+
+/**
  * Settles a conditional write of `ctx` the store refused (a precondition
  * failed, or the object exists), this cache's writer id being `writer`:
  * sets `ctx.result` and `ctx.outcome`, or records a conflict, or waits for
@@ -82,7 +102,10 @@ export async function settleRefused(ctx: WriteContext, writer: string): Promise<
     return true;
   };
   if (await holdsThese()) return;
-  if (remote && remote.metadata?.[WRITER_METADATA] === writer) {
+  if (
+    remote && remote.metadata?.[WRITER_METADATA] === writer &&
+    !(await putBackOverNamed(ctx, remote.version))
+  ) {
     // This cache's own write that never reached the index: replace it.
     const info = await replaceOwn(ctx, remote.version);
     if (info) {

@@ -3,6 +3,8 @@ import { CONFIG_CAS_WRITER, settleRefused } from "./config_cas_met.ts";
 import { WRITER_METADATA } from "./own_writes.ts";
 import { PutModes } from "../sync/ports.ts";
 import { PUSH_WAITING_UNCOMMITTED } from "./cas_outcomes.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import { updateIndex } from "../sync/transfer/remote_index.ts";
 import {
   type InMemoryStore,
   mockPushContext,
@@ -82,4 +84,41 @@ Deno.test("settleRefused: a peer's upload no index names, over an entry naming o
   assert.ok(ctx.entry.conflict);
   assert.equal(m.warnings[0]?.code, "config_changed_remotely");
   assert.equal(store.peekText(FILE), "peer's upload");
+});
+
+/**
+ * This cache's own upload of `upload` at `FILE`, which the index names
+ * (a peer's create met those bytes and committed them); the write puts back
+ * `body` over the synced `v0` (whose bytes are `synced`).
+ */
+async function ownUploadNamed(upload: string, body: string, synced: string) {
+  const m = await mockPushContext();
+  const store = m.store as InMemoryStore;
+  const held = await store.put(FILE, new TextEncoder().encode(upload), PutModes.create, {
+    metadata: { [WRITER_METADATA]: "me" },
+  });
+  const h = await sha256Hex(new TextEncoder().encode(upload));
+  const set = { [FILE]: { v: held.version, h, s: upload.length } };
+  await updateIndex(store, { set, remove: [] }, { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 });
+  const syncedHash = await sha256Hex(new TextEncoder().encode(synced));
+  const ctx = mockWriteContext(m.ctx, FILE, body, {
+    entry: planEntry(FILE, { class: "config", syncedVersion: "v0", syncedHash }),
+    mode: PutModes.update("v0"),
+  });
+  return { m, store, ctx };
+}
+
+Deno.test("settleRefused: the copy synced here, put back over this cache's own upload that the index names, is a conflict, nothing written over it", async () => {
+  const { store, ctx } = await ownUploadNamed("mine, committed", "synced", "synced");
+  await settleRefused(ctx, "me");
+  assert.equal(ctx.entry.action, "skip");
+  assert.ok(ctx.entry.conflict);
+  assert.equal(store.peekText(FILE), "mine, committed");
+});
+
+Deno.test("settleRefused: a change made here over this cache's own upload that the index names replaces it (its own commit, its answer lost)", async () => {
+  const { store, ctx } = await ownUploadNamed("mine, committed", "edited here", "synced");
+  await settleRefused(ctx, "me");
+  assert.equal(ctx.outcome, "written");
+  assert.equal(store.peekText(FILE), "edited here");
 });
