@@ -1111,7 +1111,18 @@ export function moveCommand(
         if (!back && n < 1) return NOTHING_TAKEN_IN;
         const bytes = back ?? enc.encode(`${n}`);
         env.stats.markerWrites++;
-        if (op.back && !back) {
+        // A move back from the highest version here is a rollback only when
+        // it moves the marker below the number it named here: one that names
+        // a higher number than before moves it forward (the versions above
+        // came with no marker naming them, another tool's say), and a marker
+        // moved further forward may be written over it (`marker_rebase.ts`).
+        const named = Number(
+          dec.decode(
+            await Deno.readFile(`${svc.cacheDir}/${base}/latest`).catch(() => enc.encode("")),
+          ),
+        );
+        const forward = Number.isInteger(named) && named > 0 && named < n;
+        if (op.back && !back && !forward) {
           env.truth.markerRollbacks.add(`${base}/latest\0${await sha256Hex(bytes)}`);
         }
         await recordEdit(
