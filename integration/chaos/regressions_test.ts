@@ -3922,6 +3922,26 @@ Deno.test("chaos regression: a save's marked directory, empty as another step's 
 });
 
 /**
+ * I9 (seed 203100067, `--under-marker-share 1 --old-share 1`, shrunk on the
+ * way; 4 clones with old clients, a v2 index, versions the bytes' ETags):
+ * c1's run committed m1's `out` marker at 1, its next run uploaded the
+ * marker 2 and died before its commit, and another tool published versions
+ * 2 and 3. c0 moved the marker to 2: its create met c1's upload of those
+ * very bytes, and its commit named that object. c1's run of version 3 lost
+ * it (`version_exists`), and its marker reset here to the 1 it synced was
+ * left marked for the next push to settle c1's own upload; that push found
+ * the object carrying c1's writer id and wrote 1 over it as c1's own
+ * uncommitted write: c0's committed marker, never seen, was lost. A copy
+ * put back as synced now meets an own object the index names as a
+ * committed change (a conflict).
+ */
+Deno.test("chaos regression: a marker put back as synced is not written over this cache's own upload a peer committed (I9, seed 203100067)", async () => {
+  await clean(
+    '{"seed":203100067,"clones":4,"absentOnError":true,"v2":true,"kinds":["api","core","api","api"],"oldClients":true,"skewMs":[0,0,83039,0],"etag":true,"ops":[{"id":90,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":92,"kind":"crash","clone":1,"at":"commit","queued":true},{"id":93,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":97,"kind":"run","clone":1,"model":1,"data":0,"workMs":30000},{"id":98,"kind":"lockless","run":97,"pick":236511347,"indexed":true,"below":true},{"id":99,"kind":"lockless","run":97,"pick":544703916,"indexed":true},{"id":82,"kind":"sync","clone":0},{"id":16,"kind":"flaky","call":"put","count":3,"afterEffect":true},{"id":27,"kind":"marker","clone":0,"model":1,"data":0,"back":true,"how":"push"},{"id":57,"kind":"marker","clone":2,"model":1,"data":0,"back":false,"how":"push"},{"id":28,"kind":"tick","n":31,"pick":627376630},{"id":47,"kind":"reshape","clone":1,"file":4,"how":"push"}]}',
+  );
+});
+
+/**
  * I7, I8 and I33 (seed 206200022, shrunk; 4 clones with old clients): an
  * old client pushed notes/shared-1.md and c3 synced it; c3's edit of it
  * (pushed with --adopt-uncommitted) uploaded over the old client's object,
@@ -3935,5 +3955,20 @@ Deno.test("chaos regression: a save's marked directory, empty as another step's 
 Deno.test("chaos regression: an own stranded upload over an old client's file, deleted here with its record lost, takes that client's entry out with it (I7, seed 206200022)", async () => {
   await clean(
     '{"seed":206200022,"clones":4,"kinds":["core","core","api","api"],"oldClients":true,"skewMs":[89702,0,0,0],"reusedLocks":true,"setAsideFlaky":true,"ops":[{"id":25,"kind":"oldpush","clone":3,"file":4},{"id":72,"kind":"sync","clone":3},{"id":71,"kind":"tick","n":11,"pick":2018504478},{"id":7,"kind":"adopt","clone":3,"file":4},{"id":14,"kind":"tick","n":3,"pick":256737687},{"id":15,"kind":"outage","on":true},{"id":57,"kind":"delete","clone":3,"file":4,"how":"hand"},{"id":58,"kind":"damaged","clone":3,"file":4,"pick":1425993401}]}',
+  );
+});
+
+/**
+ * I9 (seed 203100067, `--under-marker-share 1 --old-share 1`, shrunk; a
+ * false report): another tool published versions 2 and 3 of m1's `out`
+ * while its marker named 1; c0 moved the marker "one back" from the highest
+ * version it held (to 2, forward from the 1 it named) and c2 to 3, both
+ * from 1, c2 writing over c0's as `marker_rebase.ts` does for a marker
+ * moved further forward. The checker held c0's marker as a rollback; a
+ * marker moved forward from the number it named here is none.
+ */
+Deno.test("chaos regression: a marker moved one back from the highest version but forward from the one it named is no rollback (I9, seed 203100067)", async () => {
+  await clean(
+    '{"seed":203100067,"clones":4,"absentOnError":true,"v2":true,"kinds":["api","core","api","api"],"oldClients":true,"skewMs":[0,0,83039,0],"etag":true,"ops":[{"id":90,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":91,"kind":"tick","n":24,"pick":1151716777},{"id":92,"kind":"crash","clone":1,"at":"commit","queued":true},{"id":93,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":96,"kind":"tick","n":16,"pick":1163839927},{"id":97,"kind":"run","clone":1,"model":1,"data":0,"workMs":30000},{"id":98,"kind":"lockless","run":97,"pick":236511347,"indexed":true,"below":true},{"id":99,"kind":"lockless","run":97,"pick":544703916,"indexed":true},{"id":100,"kind":"oldpush","clone":2,"window":1},{"id":101,"kind":"tick","n":105,"pick":363459249},{"id":72,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":73,"kind":"tick","n":33,"pick":679102316},{"id":74,"kind":"sync","clone":2},{"id":75,"kind":"tick","n":53,"pick":112985378},{"id":82,"kind":"sync","clone":0},{"id":83,"kind":"tick","n":34,"pick":1033045209},{"id":43,"kind":"oldpull","clone":0},{"id":16,"kind":"flaky","call":"put","count":3,"afterEffect":true},{"id":25,"kind":"outage","on":false},{"id":26,"kind":"tick","n":19,"pick":169857046},{"id":27,"kind":"marker","clone":0,"model":1,"data":0,"back":true,"how":"push"},{"id":57,"kind":"marker","clone":2,"model":1,"data":0,"back":false,"how":"push"},{"id":28,"kind":"tick","n":31,"pick":627376630},{"id":47,"kind":"reshape","clone":1,"file":4,"how":"push"}]}',
   );
 });
