@@ -3972,3 +3972,22 @@ Deno.test("chaos regression: a marker moved one back from the highest version bu
     '{"seed":203100067,"clones":4,"absentOnError":true,"v2":true,"kinds":["api","core","api","api"],"oldClients":true,"skewMs":[0,0,83039,0],"etag":true,"ops":[{"id":90,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":91,"kind":"tick","n":24,"pick":1151716777},{"id":92,"kind":"crash","clone":1,"at":"commit","queued":true},{"id":93,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":96,"kind":"tick","n":16,"pick":1163839927},{"id":97,"kind":"run","clone":1,"model":1,"data":0,"workMs":30000},{"id":98,"kind":"lockless","run":97,"pick":236511347,"indexed":true,"below":true},{"id":99,"kind":"lockless","run":97,"pick":544703916,"indexed":true},{"id":100,"kind":"oldpush","clone":2,"window":1},{"id":101,"kind":"tick","n":105,"pick":363459249},{"id":72,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":73,"kind":"tick","n":33,"pick":679102316},{"id":74,"kind":"sync","clone":2},{"id":75,"kind":"tick","n":53,"pick":112985378},{"id":82,"kind":"sync","clone":0},{"id":83,"kind":"tick","n":34,"pick":1033045209},{"id":43,"kind":"oldpull","clone":0},{"id":16,"kind":"flaky","call":"put","count":3,"afterEffect":true},{"id":25,"kind":"outage","on":false},{"id":26,"kind":"tick","n":19,"pick":169857046},{"id":27,"kind":"marker","clone":0,"model":1,"data":0,"back":true,"how":"push"},{"id":57,"kind":"marker","clone":2,"model":1,"data":0,"back":false,"how":"push"},{"id":28,"kind":"tick","n":31,"pick":627376630},{"id":47,"kind":"reshape","clone":1,"file":4,"how":"push"}]}',
   );
 });
+
+/**
+ * I9 (seed 206500056, `--checked-delete-share 1 --blind-share 1
+ * --vanish-share 1`, shrunk; the checker's): c2's crashed run left its
+ * marker write of m0's `out` uncommitted and its restart put back the
+ * committed marker, `1`, while another tool published versions 2 and 3
+ * with their index entries and no marker. c0 and c2 both synced the marker
+ * at `1`; c0 moved it "one back" from its highest version (3), to `2`,
+ * and c2 moved it to `3`: from the marker both synced, both moved it
+ * forward, c2's further, and c2's push wrote over c0's as the marker rebase
+ * does (README, Conflicts), losing nothing. The checker held c0's marker
+ * to I9 as a move back; a marker moved "back" is now one only when it names
+ * a version below the marker named in its clone (26ab0de).
+ */
+Deno.test("chaos regression: a marker moved one below the highest version but above the marker synced is a move forward, written over by one moved further (I9, seed 206500056)", async () => {
+  await clean(
+    '{"seed":206500056,"clones":3,"kinds":["core-single-phase","core-single-phase","api"],"checkedDeletes":true,"reusedLocks":true,"ops":[{"id":139,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":141,"kind":"crash","clone":2,"at":"commit","queued":true},{"id":142,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":147,"kind":"run","clone":2,"model":0,"data":0,"workMs":30000},{"id":148,"kind":"lockless","run":147,"pick":9491768,"indexed":true,"below":true},{"id":149,"kind":"lockless","run":147,"pick":1613551426,"indexed":true},{"id":150,"kind":"tick","n":111,"pick":717285720},{"id":0,"kind":"run","clone":0,"model":0,"data":1,"workMs":45000,"parallel":true},{"id":67,"kind":"tick","n":20,"pick":75729886},{"id":68,"kind":"wait","ms":80000},{"id":69,"kind":"tick","n":20,"pick":506658104},{"id":70,"kind":"wait","ms":80000},{"id":71,"kind":"tick","n":20,"pick":1929265030},{"id":73,"kind":"sync","clone":2},{"id":74,"kind":"sync","clone":1},{"id":12,"kind":"breakglass","model":0},{"id":13,"kind":"marker","clone":0,"model":0,"data":0,"back":true,"how":"push"},{"id":81,"kind":"marker","clone":2,"model":0,"data":0,"back":false,"how":"push"}]}',
+  );
+});
