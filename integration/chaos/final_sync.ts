@@ -43,6 +43,7 @@ import { disarmBaseRename } from "./save_crash.ts";
 import { underMarks } from "../../sync/service/pull_elsewhere.ts";
 import { findStateDir } from "../../sync/transfer/cache_paths.ts";
 import { UNFINISHED_REASON } from "../../middleware/unfinished_version_holder.ts";
+import { sha256Hex } from "../../sync/hash.ts";
 
 /** The start of the reason a push gives for a refused run's file or marker it holds out. */
 const REFUSED_RUN_HELD = "written by a run refused for losing its model lock";
@@ -194,6 +195,7 @@ export class World extends WorldCommands {
       this.target.inspect,
       this.clones.map((c) => c.dir),
       (key) => leftByCopy.has(key),
+      (clone, path, bytes) => this.editedInConflict(clone, path, bytes),
     );
     for (const slot of this.clones) {
       await this.checkLocal(slot);
@@ -421,6 +423,29 @@ export class World extends WorldCommands {
     const allowed = [...this.clones.map((c) => `c${c.index}`), "operator", "fresh"];
     for (const v of await checkOutside(this.root, allowed)) this.truth.violate(v);
     await this.resolveLeft();
+    if (!this.aborted) await this.truth.checkAfterResolution(this.clones.map((c) => c.dir));
+  }
+
+  /**
+   * True when clone `clone` holds at `path` a live edit of its user (a merge
+   * written by `resolve --merged`, whose resolution was cut off) and its
+   * open conflict there names `bytes` as theirs: the pull kept the edit, as
+   * it keeps any local change, and the user sees theirs in the conflict.
+   */
+  protected async editedInConflict(
+    clone: number,
+    path: string,
+    bytes: Uint8Array,
+  ): Promise<boolean> {
+    const c = this.clones[clone].svc.conflicts().find((x) => x.path === path);
+    if (!c?.theirs || c.mine?.location !== path) return false;
+    if (c.theirs.hash !== await sha256Hex(bytes)) return false;
+    const here = await Deno.readFile(`${this.clones[clone].dir}/${path}`).catch(() => null);
+    if (!here) return false;
+    const hash = await sha256Hex(here);
+    return this.changes.edits.some((e) =>
+      e.clone === clone && e.path === path && e.hash === hash && e.state === "live"
+    );
   }
 
   /**
@@ -529,7 +554,17 @@ export class World extends WorldCommands {
                     throw e;
                   }
                   const now = svc.conflicts().find((x) => x.path === c.path);
-                  return now ? await resolveAsUser(this.env, svc, slot.index, now, "theirs") : null;
+                  if (now) return await resolveAsUser(this.env, svc, slot.index, now, "theirs");
+                  // The push refused it as a run that lost its version: this
+                  // cache's files of it set aside, the conflict dropped, and
+                  // the datastore's version left for a pull, as it says.
+                  if (
+                    codeOf(e) === "version_exists" &&
+                    /\bPull\b|\bA pull brings\b/.test(String((e as Error).message))
+                  ) {
+                    await svc.pullChanged();
+                  }
+                  return null;
                 },
               );
               const left = r?.push?.skipped.find((s) => s.path === c.path);

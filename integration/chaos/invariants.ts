@@ -3,7 +3,9 @@
  *
  * - I1: every run that reported success has its version on the store with
  *   its bytes, and on every clone after the final sync (but a file another
- *   tool deleted from the store: I19);
+ *   tool deleted from the store: I19; and a user's edit there, kept in a
+ *   conflict naming those bytes as theirs, is checked after the final
+ *   resolution instead);
  * - I2: no byte of a run that failed with `model_lock_lost` is on the store
  *   or on any clone, checked after every scheduling decision as well as at
  *   the end (during the history a refused upload may sit on the store while
@@ -963,6 +965,32 @@ export class GroundTruth {
     }
   }
 
+  /** Files of acknowledged runs that I1 checks on a clone after the final resolution. */
+  readonly #afterResolution: {
+    run: RunRecord;
+    path: string;
+    bytes: Uint8Array;
+    clone: number;
+  }[] = [];
+
+  /**
+   * I1 for the files `checkFinal` found a user's edit in conflict at: the
+   * final resolution (`--mine`, refused for a data version another writer
+   * published, then `--theirs` or the pull its refusal names) must have
+   * brought the run's bytes there.
+   */
+  async checkAfterResolution(cacheDirs: readonly string[]): Promise<void> {
+    for (const { run: r, path, bytes, clone } of this.#afterResolution) {
+      if (sameBytes(await readCacheFile(cacheDirs[clone], path), bytes)) continue;
+      this.violate({
+        invariant: "I1",
+        message:
+          `run #${r.op} (c${r.clone}) reported success, but after the final resolution of the conflict its user's edit there met, clone c${clone} does not hold its ${path}`,
+        afterOp: -1,
+      });
+    }
+  }
+
   /** I14 (see the module) over the index `store` holds now. */
   async checkMarkersNow(store: StoreInspector, afterOp: number): Promise<void> {
     if (!this.#markerNumbers) {
@@ -999,6 +1027,8 @@ export class GroundTruth {
     store: StoreInspector,
     cacheDirs: readonly string[],
     leftForGood: (key: string) => boolean = () => false,
+    editedInConflict: (clone: number, path: string, bytes: Uint8Array) => Promise<boolean> = () =>
+      Promise.resolve(false),
   ): Promise<number> {
     const afterOp = -1;
     let spared = 0;
@@ -1011,7 +1041,14 @@ export class GroundTruth {
         const missing: string[] = [];
         if (!sameBytes(await store.read(f.path), f.bytes)) missing.push("the store");
         for (const [i, dir] of cacheDirs.entries()) {
-          if (!sameBytes(await readCacheFile(dir, f.path), f.bytes)) missing.push(`clone c${i}`);
+          if (sameBytes(await readCacheFile(dir, f.path), f.bytes)) continue;
+          // A user's edit there (a merge its resolution left in place, cut
+          // off), kept by the pull in a conflict naming these bytes as
+          // theirs: never written over; checked again after the final
+          // resolution (see `checkAfterResolution`).
+          if (await editedInConflict(i, f.path, f.bytes)) {
+            this.#afterResolution.push({ run: r, path: f.path, bytes: f.bytes, clone: i });
+          } else missing.push(`clone c${i}`);
         }
         if (missing.length > 0) {
           this.violate({
