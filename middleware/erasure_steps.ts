@@ -106,6 +106,9 @@ export async function deleteUploads(
   const deleted: UploadRef[] = [];
   // Named already: a peer's published version, kept; put back if it is gone.
   const toRestore: UploadRef[] = [];
+  // The index as last read: each upload is judged by it, and a put-back is
+  // made only while it still names the bytes (see the end).
+  let latest = named;
   // Beside old clients' entries, each delete is followed at once by a look
   // at the index (see below): an old client's write of the same bytes it
   // took is put back before the next delete, not after the last.
@@ -117,10 +120,10 @@ export async function deleteUploads(
     else out.pending.push(u);
   };
   for (const u of uploads) {
-    if (await namesIt(named, u)) {
+    if (await namesIt(latest, u)) {
       try {
         const head = await store.head(u.path, { signal });
-        if (head && (head.version === u.version || isUnversioned(named[u.path]))) {
+        if (head && (head.version === u.version || isUnversioned(latest[u.path]))) {
           out.kept.push(u.path);
         } else toRestore.push(u);
       } catch {
@@ -172,6 +175,7 @@ export async function deleteUploads(
     // such a pull the window of one index read, not of every delete left.
     try {
       const now = (await readIndex(store, ONE_TRY, signal, concurrency))?.entries ?? {};
+      latest = now;
       if (await namesIt(now, u)) await restore(u, now[u.path]);
       else out.deleted.push(u.path);
     } catch {
@@ -181,7 +185,7 @@ export async function deleteUploads(
   if (deleted.length > 0) {
     // A peer's commit naming a deleted object may have landed meanwhile.
     try {
-      named = (await readIndex(store, ONE_TRY, signal, concurrency))?.entries ?? {};
+      latest = (await readIndex(store, ONE_TRY, signal, concurrency))?.entries ?? {};
     } catch {
       // Not known: looked at again by the next push (named: put back; not:
       // done), the named ones it was to put back with them.
@@ -189,11 +193,19 @@ export async function deleteUploads(
       return out;
     }
     for (const u of deleted) {
-      if (await namesIt(named, u)) toRestore.push(u);
+      if (await namesIt(latest, u)) toRestore.push(u);
       else out.deleted.push(u.path);
     }
   }
-  for (const u of toRestore) await restore(u, named[u.path]);
+  for (const u of toRestore) {
+    // Found named and gone by an earlier read: an index read since that no
+    // longer names it (an old client's pull that met the object gone wrote
+    // back its index without the entry, by their design) leaves it gone.
+    // Bytes put back then would stand unnamed for good, and a later run of
+    // that version would take them for another writer's and lose to them.
+    if (await namesIt(latest, u)) await restore(u, latest[u.path]);
+    else out.kept.push(u.path);
+  }
   return out;
 }
 

@@ -435,3 +435,43 @@ Deno.test("deleteUploads with concurrency 1 puts back and names an upload one re
   assert.equal(seen.most, 1);
   assert.equal(seen.now.size, 0, "nothing of the erasure is left running after it returned");
 });
+
+Deno.test("ETag store: a pending put-back of an old client's same-bytes write is not made once an old client's pull has dropped its entry, so no unnamed bytes hold that version", async () => {
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  const inner = new InMemoryStore({ versionFromBytes: true, clock });
+  const now = () => clock.now();
+  const META = `${D}/1/metadata.yaml`;
+  const RAW = `${D}/1/raw`;
+  // An earlier erasure's delete took an old client's write of the run's
+  // metadata (the same bytes, the same version; its entry kept), and its
+  // delete of the raw output failed: both left to this, the next push's.
+  const meta = await uploadAsMe(inner, META, "same meta");
+  const raw = await uploadAsMe(inner, RAW, "same raw");
+  await peerPush(inner, { [META]: "same meta" }, { now });
+  await inner.delete(META);
+  // An old client's pull met that object gone and writes back its index
+  // without the entry while this erasure deletes the raw output.
+  const store = hookedStore(inner, {
+    beforeDelete: async (key) => {
+      if (key === RAW) await peerPull(inner);
+    },
+  });
+  const local: Record<string, string> = { [META]: "same meta", [RAW]: "same raw" };
+  const r = await deleteUploads(
+    store,
+    [{ path: RAW, version: raw.version }, { path: META, version: meta.version }],
+    undefined,
+    1,
+    (path) => Promise.resolve(enc(local[path])),
+    "me",
+  );
+  assert.equal((await readIndex(inner, NO_RETRY))?.entries[META], undefined, "dropped");
+  assert.equal(
+    await inner.head(META),
+    null,
+    "no bytes put back that no index names: a later run of the version would take them for another writer's",
+  );
+  assert.deepEqual(r.restored, []);
+  assert.deepEqual(r.pending, []);
+  assert.equal(await inner.head(RAW), null, "the run's own upload is gone");
+});
