@@ -196,6 +196,17 @@ export async function deleteUploads(
       if (await namesIt(latest, u)) toRestore.push(u);
       else out.deleted.push(u.path);
     }
+  } else if (toRestore.some((u) => isUnversioned(latest[u.path]))) {
+    // An old client's write to put back, found gone before this erasure's
+    // later looks: an old client's pull that met it gone may have dropped
+    // its entry since (no lock, no compare-and-swap), so the index is read
+    // again right before. That leaves such a pull the window of one read.
+    try {
+      latest = (await readIndex(store, ONE_TRY, signal, concurrency))?.entries ?? {};
+    } catch {
+      out.pending.push(...toRestore);
+      return out;
+    }
   }
   for (const u of toRestore) {
     // Found named and gone by an earlier read: an index read since that no

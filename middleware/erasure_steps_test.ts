@@ -475,3 +475,53 @@ Deno.test("ETag store: a pending put-back of an old client's same-bytes write is
   assert.deepEqual(r.pending, []);
   assert.equal(await inner.head(RAW), null, "the run's own upload is gone");
 });
+
+Deno.test("ETag store: a put-back of an old client's same-bytes write looks at the index right before it, so an old client's pull that dropped the entry meanwhile leaves the path empty", async () => {
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  const inner = new InMemoryStore({ versionFromBytes: true, clock });
+  const now = () => clock.now();
+  const META = `${D}/1/metadata.yaml`;
+  const RAW = `${D}/1/raw`;
+  // An earlier erasure's deletes took an old client's write of the run's
+  // metadata (the same bytes, the same version; its entry kept) and the
+  // raw output, and its look at the index after failed: both left to this,
+  // the next push's.
+  const meta = await uploadAsMe(inner, META, "same meta");
+  const raw = await uploadAsMe(inner, RAW, "same raw");
+  await peerPush(inner, { [META]: "same meta" }, { now });
+  await inner.delete(META);
+  await inner.delete(RAW);
+  // An old client's pull that met the metadata gone writes back its index
+  // without the entry while this erasure looks at the raw output, after its
+  // one index read.
+  let pulled = false;
+  const store: ObjectStore = {
+    ...inner,
+    endpoint: inner.endpoint,
+    get: (k, o) => inner.get(k, o),
+    put: (k, b, m, o) => inner.put(k, b, m, o),
+    delete: (k, o) => inner.delete(k, o),
+    list: (p, o) => inner.list(p, o),
+    head: async (k, o) => {
+      if (k === RAW && !pulled) {
+        pulled = true;
+        await peerPull(inner);
+      }
+      return inner.head(k, o);
+    },
+  };
+  const local: Record<string, string> = { [META]: "same meta", [RAW]: "same raw" };
+  const r = await deleteUploads(
+    store,
+    [{ path: META, version: meta.version }, { path: RAW, version: raw.version }],
+    undefined,
+    1,
+    (path) => Promise.resolve(enc(local[path])),
+    "me",
+  );
+  assert.ok(pulled);
+  assert.equal((await readIndex(inner, NO_RETRY))?.entries[META], undefined, "dropped");
+  assert.equal(await inner.head(META), null, "no bytes put back that no index names");
+  assert.deepEqual(r.restored, []);
+  assert.deepEqual(r.pending, []);
+});
