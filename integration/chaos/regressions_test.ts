@@ -4010,3 +4010,29 @@ Deno.test("chaos regression: a user's edit of a run's file kept in a conflict wi
     '{"seed":206400043,"clones":4,"absentOnError":true,"v2":true,"kinds":["core","api","api","core"],"oldClients":true,"etag":true,"checkedDeletes":true,"setAsideFlaky":true,"ops":[{"id":65,"kind":"run","clone":3,"model":1,"data":1,"workMs":0},{"id":66,"kind":"tick","n":29,"pick":1384920912},{"id":67,"kind":"vanish","file":0,"run":65,"whole":true},{"id":69,"kind":"sync","clone":2},{"id":71,"kind":"tick","n":10,"pick":1192532496},{"id":73,"kind":"wait","ms":960000},{"id":74,"kind":"sync","clone":2},{"id":3,"kind":"latency","ms":3000},{"id":4,"kind":"adopt","clone":0,"file":0},{"id":6,"kind":"tick","n":25,"pick":2145696729},{"id":7,"kind":"delete","clone":0,"file":2,"how":"push"},{"id":18,"kind":"resolve","clone":3,"pick":2,"how":"merged"},{"id":19,"kind":"bulk","clone":2},{"id":26,"kind":"tick","n":15,"pick":541777171},{"id":27,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":28,"kind":"tick","n":29,"pick":1666702590}]}',
   );
 });
+
+/**
+ * I27 (seed 206000042, `--lockless-share 1 --shared-cache-share 1
+ * --structural-share 1`, versions are ETags, old clients; shrunk twice, the
+ * second after the first fix): c0's same-output run of m0's `out` was
+ * refused (its lock broken); its erasure looked at its upload of version
+ * 1's `metadata.yaml`, an old client wrote the same bytes there with its
+ * entry, the erasure's delete took them, and an outage left its look at
+ * the index after (and its delete of `raw`) pending. c0's next push took
+ * the erasure up: its index read named the old client's entry, then, while
+ * it looked at or deleted `raw`, an old client's pull met `metadata.yaml`
+ * gone and wrote back its index without the entry. The erasure put the
+ * bytes back all the same, judged by its first read (the first history: a
+ * read of its own after the write-back showed the entry gone; the second:
+ * no read between), and they stood unnamed: c0's next run of version 1 took
+ * them for an old client's uncommitted push and was refused
+ * (`version_exists`) for a version nobody published. A put-back is now
+ * judged by the latest read (c18b339), and one found before the erasure's
+ * later looks is preceded by another read (03435f6).
+ */
+Deno.test("chaos regression: an erasure never puts back an old client's write that an old client's pull dropped since its look at the index, so no run of that version is refused for unnamed bytes (I27, seed 206000042)", async () => {
+  await clean(
+    '{"seed":206000042,"clones":2,"oldClients":true,"etag":true,"ops":[{"id":0,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":47,"kind":"sibling","clone":1,"how":"push","workMs":45000},{"id":49,"kind":"tick","n":15,"pick":1799103326},{"id":3,"kind":"breakglass","model":0},{"id":39,"kind":"oldsame","clone":1,"run":0,"pick":1547780350},{"id":9,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":13,"kind":"tick","n":1,"pick":299882242},{"id":16,"kind":"outage","on":true},{"id":56,"kind":"tick","n":8,"pick":1976015307},{"id":57,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":38,"kind":"oldpull","clone":1},{"id":25,"kind":"run","clone":0,"model":0,"data":0,"workMs":0}]}',
+    '{"seed":206000042,"clones":2,"oldClients":true,"etag":true,"ops":[{"id":0,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":47,"kind":"sibling","clone":1,"how":"push","workMs":45000},{"id":48,"kind":"sync","clone":1},{"id":3,"kind":"breakglass","model":0},{"id":39,"kind":"oldsame","clone":1,"run":0,"pick":1547780350},{"id":9,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":13,"kind":"tick","n":9,"pick":299882242},{"id":16,"kind":"outage","on":true},{"id":56,"kind":"tick","n":8,"pick":1976015307},{"id":57,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":38,"kind":"oldpull","clone":1},{"id":25,"kind":"run","clone":0,"model":0,"data":0,"workMs":0}]}',
+  );
+});
