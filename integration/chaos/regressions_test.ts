@@ -4027,8 +4027,8 @@ Deno.test("chaos regression: a user's edit of a run's file kept in a conflict wi
  * no read between), and they stood unnamed: c0's next run of version 1 took
  * them for an old client's uncommitted push and was refused
  * (`version_exists`) for a version nobody published. A put-back is now
- * judged by the latest read (c18b339), and one found before the erasure's
- * later looks is preceded by another read (03435f6).
+ * judged by the latest read (049ad84), and one found before the erasure's
+ * later looks is preceded by another read (ed05e97).
  */
 Deno.test("chaos regression: an erasure never puts back an old client's write that an old client's pull dropped since its look at the index, so no run of that version is refused for unnamed bytes (I27, seed 206000042)", async () => {
   await clean(
