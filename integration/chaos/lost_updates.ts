@@ -12,6 +12,10 @@
  * resolution publishes over what the user saw), by hash or by version (a
  * deletion's conflict, and a resolution rebased on it, know no hash). Anything else is a lost
  * update: the earlier writer's push reported success, and its change is gone.
+ * But a version the writer put itself is its own to replace, though its
+ * bytes be another clone's edit: its resolution `--mine` republished its
+ * copy of that edit, a damaged log line having made it forget it had synced
+ * it (seed 206800234).
  *
  * The same for a committed deletion: an index commit that names a shared
  * file again where the index named none must come from a writer that had
@@ -111,16 +115,40 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
   // Versions of shared files replaced by a writer that had seen them (its
   // conflict's "theirs", or what it synced): committed or not at the time.
   const replacedSeen = new Set<string>();
-  const watched = <T>(key: string, call: () => Promise<T>): Promise<T> => {
+  // The version each watched path's last put landed as, and the clone that
+  // put it: a clone's own publication, whoever first wrote its bytes.
+  const putBy = new Map<string, { version: string; clone: number }>();
+  const watched = <T>(
+    key: string,
+    call: () => Promise<T>,
+    versionOf?: (r: T) => string | undefined,
+  ): Promise<T> => {
     // Who writes is known only now, before the first await.
     const marker = key.endsWith("/latest") && deps.markerRollback !== undefined;
     const who = SHARED_FILES.includes(key) || marker ? deps.writer() : undefined;
-    if (!who) return call();
+    if (!who) {
+      // Another writer's (an old client's, the harness's): the object is no clone's own now.
+      if (SHARED_FILES.includes(key) || marker) return call().finally(() => putBy.delete(key));
+      return call();
+    }
     return (async () => {
       const before = await hashOf(key);
       const beforeVersion = await deps.held(key);
       const committed = before !== undefined && (await deps.indexHash(key)) === before;
-      const r = await call();
+      // Whose put the object replaced is (read before this one lands).
+      const own = putBy.get(key);
+      let r: T;
+      try {
+        r = await call();
+      } catch (e) {
+        // Refused, the object stays as it was; a put whose answer was lost
+        // may have landed, and whose the object is then is not known.
+        if (own && (await deps.held(key)) !== own.version) putBy.delete(key);
+        throw e;
+      }
+      const landed = versionOf?.(r);
+      if (landed !== undefined) putBy.set(key, { version: landed, clone: who.clone });
+      else putBy.delete(key);
       const after = await hashOf(key);
       if (
         beforeVersion !== undefined && after !== before &&
@@ -131,6 +159,10 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
       if (marker && !deps.markerRollback!(key, before!)) return r;
       const edit = deps.changes.edits.find((e) => e.path === key && e.hash === before);
       if (!edit || edit.clone === who.clone) return r;
+      // The version replaced is this writer's own put (a resolution `--mine`
+      // publishing its copy of another clone's edit, say): what it replaces it
+      // published itself, though a damaged log line may have lost its record.
+      if (own?.clone === who.clone && own.version === beforeVersion) return r;
       if (who.synced(key) === before || who.theirs(key) === before) return r;
       const seen = [who.syncedVersion(key), who.theirsVersion(key)];
       if (beforeVersion !== undefined && seen.includes(beforeVersion)) return r;
@@ -287,7 +319,7 @@ export function watchLostUpdates(store: ObjectStore, deps: LostUpdateDeps): Obje
       // and are not commits).
       isIndex(key) && mode.kind !== "overwrite" && deps.writer() && !deps.moving()
         ? indexWrite(key, () => store.put(key, body, mode, o))
-        : watched(key, () => store.put(key, body, mode, o)),
+        : watched(key, () => store.put(key, body, mode, o), (info) => info.version),
     delete: async (key, o) => {
       // The delete half of a check-then-delete (see `raced`): which version it deletes.
       const checked = (o as { checkedVersion?: string } | undefined)?.checkedVersion;

@@ -4036,3 +4036,24 @@ Deno.test("chaos regression: an erasure never puts back an old client's write th
     '{"seed":206000042,"clones":2,"oldClients":true,"etag":true,"ops":[{"id":0,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":47,"kind":"sibling","clone":1,"how":"push","workMs":45000},{"id":48,"kind":"sync","clone":1},{"id":3,"kind":"breakglass","model":0},{"id":39,"kind":"oldsame","clone":1,"run":0,"pick":1547780350},{"id":9,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":13,"kind":"tick","n":9,"pick":299882242},{"id":16,"kind":"outage","on":true},{"id":56,"kind":"tick","n":8,"pick":1976015307},{"id":57,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":38,"kind":"oldpull","clone":1},{"id":25,"kind":"run","clone":0,"model":0,"data":0,"workMs":0}]}',
   );
 });
+
+/**
+ * I9 (seed 206800234, `--damaged-log-share 1 --shared-cache-share 1`,
+ * shrunk; 5 clones, a clock skew, first pushes making the index): a false
+ * report. c3 synced c0's edit of notes/shared-0.md (op #71), and a damaged
+ * line of its manifest log lost that record: c3's copy, never changed,
+ * counted as never synced, and met c0's later version as a conflict, which
+ * c3 resolved `--mine`, publishing its copy (the bytes of c0's edit #71)
+ * as a version of its own. A second damaged line lost that record in turn
+ * (the file synced at c0's version again, as its conflict's rebase left
+ * it), and c3's next edit, refused by the store, met its own object and
+ * wrote over it, as config-cas-writer does. Nothing was lost: c3 replaced
+ * what it had published itself. The checker named the replaced bytes by
+ * the first edit of that hash, c0's, which c3 no longer recorded; a writer
+ * replacing a version it wrote itself is now held to nothing there.
+ */
+Deno.test("chaos regression: a clone replacing its own published copy of a peer's edit, both records lost to damaged log lines, loses nothing (I9, seed 206800234)", async () => {
+  await clean(
+    '{"seed":206800234,"clones":5,"absentOnError":true,"kinds":["api","api","api","api","core"],"skewMs":[59538,0,0,0,0],"indexFirst":true,"ops":[{"id":103,"kind":"tick","n":37,"pick":1110609808},{"id":52,"kind":"run","clone":3,"model":0,"data":0,"workMs":0,"parallel":true,"structural":true},{"id":54,"kind":"run","clone":3,"model":1,"data":0,"workMs":0},{"id":47,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":2,"kind":"adopt","clone":0,"file":2},{"id":3,"kind":"tick","n":29,"pick":6866285},{"id":4,"kind":"adopt","clone":0,"file":2},{"id":30,"kind":"stall","clone":4,"on":true},{"id":5,"kind":"tick","n":19,"pick":24807358},{"id":6,"kind":"marker","clone":1,"model":1,"data":1,"back":true,"how":"push"},{"id":71,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":72,"kind":"tick","n":48,"pick":98141896},{"id":77,"kind":"sync","clone":3},{"id":78,"kind":"tick","n":31,"pick":1098390084},{"id":79,"kind":"damaged","clone":3,"file":3,"pick":759513438,"open":true},{"id":80,"kind":"sync","clone":3},{"id":85,"kind":"tick","n":21,"pick":2078651350},{"id":58,"kind":"marker","clone":2,"model":1,"data":1,"back":false,"how":"push"},{"id":44,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":45,"kind":"reshape","clone":0,"file":3,"how":"push"},{"id":46,"kind":"reshape","clone":0,"file":3,"how":"push"},{"id":7,"kind":"edit","clone":0,"file":0,"how":"hand-tick"},{"id":8,"kind":"run","clone":4,"model":1,"data":0,"workMs":1000,"parallel":true,"structural":true},{"id":9,"kind":"tick","n":27,"pick":1319286483},{"id":10,"kind":"resolve","clone":4,"pick":3,"how":"theirs"},{"id":11,"kind":"resolve","clone":3,"pick":0,"how":"mine"},{"id":12,"kind":"tick","n":4,"pick":799866209},{"id":13,"kind":"tick","n":26,"pick":980317261},{"id":14,"kind":"run","clone":2,"model":1,"data":1,"workMs":15000},{"id":29,"kind":"stall","clone":4,"on":false},{"id":19,"kind":"outage","on":true},{"id":20,"kind":"sync","clone":3},{"id":21,"kind":"outage","on":false},{"id":22,"kind":"migrate","clone":0},{"id":23,"kind":"run","clone":3,"model":1,"data":0,"workMs":15000,"same":true},{"id":24,"kind":"run","clone":0,"model":1,"data":1,"workMs":15000,"parallel":true},{"id":25,"kind":"lockfile","clone":0,"set":"@chaos/ext-25"},{"id":63,"kind":"edit","clone":3,"file":3,"how":"push"},{"id":64,"kind":"tick","n":55,"pick":1247648068},{"id":65,"kind":"sync","clone":3},{"id":66,"kind":"tick","n":58,"pick":970925527},{"id":67,"kind":"delete","clone":3,"file":3,"how":"hand"},{"id":68,"kind":"damaged","clone":3,"file":3,"pick":1011627092},{"id":69,"kind":"sync","clone":3}]}',
+  );
+});
