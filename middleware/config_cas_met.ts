@@ -106,7 +106,8 @@ export async function settleRefused(ctx: WriteContext, writer: string): Promise<
     remote && remote.metadata?.[WRITER_METADATA] === writer &&
     !(await putBackOverNamed(ctx, remote.version))
   ) {
-    // This cache's own write that never reached the index: replace it.
+    // This cache's own earlier write, which never reached the index or whose
+    // record here was lost (a damaged manifest line): replace it.
     const info = await replaceOwn(ctx, remote.version);
     if (info) {
       ctx.result = info;
@@ -114,7 +115,7 @@ export async function settleRefused(ctx: WriteContext, writer: string): Promise<
       if (ctx.mode.kind === "update") ctx.baseGone = true;
       push.note(
         CONFIG_CAS_WRITER,
-        `${ctx.key}: replaced this cache's own uncommitted write (version ${remote.version})`,
+        `${ctx.key}: replaced this cache's own earlier write (version ${remote.version}), not committed or no longer recorded here`,
         ctx.entry,
       );
       return;
