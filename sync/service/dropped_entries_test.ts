@@ -159,6 +159,40 @@ Deno.test("an old client's pull that meets a missing object writes back the inde
   assert.ok((await peerReadIndex(store))["config/b.yaml"], "named again");
 });
 
+/**
+ * A peer that synced a file edits it and pushes before any pull of its own
+ * saw that an old client's write-back dropped the file's entry: its write
+ * goes over the version it synced, which the store still holds, so nobody
+ * deleted the file. The edit is published, as one made after a pull kept
+ * the dropped entry is, never taken for a meeting with a committed deletion
+ * (which would leave it out and delete its upload, the committed version it
+ * replaced gone with it).
+ */
+Deno.test("an edit pushed over a synced version whose entry an old client dropped, before a pull here saw the drop, is published", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  const c = await clone(store, "c");
+  const path = "config/b.yaml";
+  await oldPullMeetsGone(store, a, async () => {
+    // b commits between that pull's read of the index and its write; c syncs it.
+    assert.deepEqual((await commit(b, path, "b: 1\n")).uploaded, [path]);
+    assert.ok((await c.pullChanged()).fetched.includes(path));
+  });
+  assert.equal((await peerReadIndex(store))[path], undefined, "b's commit dropped");
+  assert.equal(store.peekText(path), "b: 1\n", "its object still there");
+  const pushed = await commit(c, path, "c: 2\n");
+  assert.deepEqual(pushed.conflicts, [], JSON.stringify(pushed));
+  assert.deepEqual(pushed.uploaded, [path]);
+  assert.ok((await peerReadIndex(store))[path], "named again, with c's edit");
+  assert.equal(store.peekText(path), "c: 2\n");
+  await b.pullChanged();
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${path}`), "c: 2\n");
+  const fresh = await clone(store, "fresh");
+  await fresh.pullChanged();
+  assert.equal(await Deno.readTextFile(`${fresh.cacheDir}/${path}`), "c: 2\n");
+});
+
 Deno.test("the managed lockfile's entry an old client's pull dropped is named again by its writer's next pull and push, nothing uploaded", async () => {
   const store = new InMemoryStore();
   const a = await lockfileEntryDropped(store);
