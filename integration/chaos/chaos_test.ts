@@ -55,6 +55,7 @@ const LATEST_OFF = {
   takeBackBlipShare: 0,
   putBackAnswerShare: 0,
   saveGapShare: 0,
+  droppedEditShare: 0,
 } as const;
 
 function describe(results: readonly HistoryResult[]): string {
@@ -780,6 +781,7 @@ const MOVE_SHARES = [
   "takeBackBlipShare",
   "putBackAnswerShare",
   "saveGapShare",
+  "droppedEditShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */
@@ -1464,6 +1466,46 @@ Deno.test("history: a clone's unmarked hand deletion of a file whose entry an ol
     { base: { ...INSERTS_OFF, oldShare: 1 } },
   );
   assert.ok(inserted > 60, `${inserted} histories`);
+});
+
+Deno.test("history: a peer's edit of a file whose entry an old client's pull dropped, pushed before any pull of its saw the drop, is inserted at the start of v1 histories with old clients, three clones or more and one driving Sluice itself, from a generator of its own, the other operations as they were", () => {
+  const inserted = insertedAtStart(
+    { droppedEditShare: 1 },
+    (h) => h.v2 === true || h.clones < 3 || !(h.kinds ?? ["api"]).includes("api"),
+    ({ h, steps, added }) => {
+      assert.deepEqual(steps.map((o) => o.kind), [
+        "edit",
+        "crash",
+        "delete",
+        "wait",
+        "oldpull",
+        "edit",
+        "sync",
+        "edit",
+        "sync",
+        "sync",
+      ]);
+      const [made, crash, gone, , old, edit, fetched, dropped, writer, last] = steps;
+      assert.ok(made.kind === "edit" && crash.kind === "crash" && gone.kind === "delete");
+      assert.ok(crash.at === "commit" && crash.queued && gone.how === "push");
+      assert.ok(made.clone === crash.clone && gone.clone === crash.clone);
+      assert.ok(old.kind === "oldpull" && old.clone === crash.clone);
+      assert.ok(edit.kind === "edit" && edit.how === "push" && edit.file !== gone.file);
+      assert.ok(fetched.kind === "sync" && old.window === fetched.clone);
+      assert.equal((h.kinds ?? [])[fetched.clone] ?? "api", "api");
+      assert.ok(dropped.kind === "edit" && dropped.how === "push" && dropped.dropped);
+      assert.ok(dropped.clone === fetched.clone && dropped.file === edit.file);
+      assert.ok(writer.kind === "sync" && writer.clone === edit.clone);
+      assert.ok(last.kind === "sync" && last.clone === fetched.clone);
+      assert.equal(new Set([edit.clone, fetched.clone, old.clone]).size, 3);
+      // A core-driven clone's sync with an even id, beside old clients, pulls nothing.
+      assert.ok(steps.every((o) => o.kind !== "sync" || o.id % 2 === 1));
+      assert.equal(parseHistory(JSON.stringify(h)).ops[added.indexOf(dropped)].kind, "edit");
+      assert.match(formatHistory(h), /over an entry an old client dropped/);
+    },
+    { base: { ...INSERTS_OFF, oldShare: 1 } },
+  );
+  assert.ok(inserted > 40, `${inserted} histories`);
 });
 
 Deno.test("history: a committed version whose entries an old client's pull dropped, deleted here while its marker names it, is inserted at the start of v1 histories with old clients, from a generator of its own, the other operations as they were", () => {

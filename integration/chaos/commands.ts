@@ -1006,7 +1006,23 @@ export function moveCommand(
         if (op.how === "hand" || op.how === "revert" || tick) return NOTHING_TAKEN_IN;
         await svc.markDirty({ relPath: path });
         if (op.how !== "push") return NOTHING_TAKEN_IN;
+        if (op.dropped) {
+          env.stats.droppedEdits++;
+          if (env.indexNames && !await env.indexNames(path)) env.stats.droppedEditsUnnamed++;
+        }
         const r = await pushOf(env, svc);
+        if (op.dropped && r.conflicts.includes(path)) {
+          // I37: nobody deleted the file (the move's clones only edit it).
+          const theirs = svc.conflicts().find((x) => x.path === path)?.theirs;
+          if (theirs === null) {
+            env.truth.violate({
+              invariant: "I37",
+              message:
+                `c${c}'s push of its edit of ${path}, over the version it synced whose entry an old client's pull dropped, met it as a deletion nobody made: its upload went, and the committed file with it`,
+              afterOp: env.opId(),
+            });
+          }
+        }
         // Left out at its commit beside a directory of its name (`path_blocked`).
         const under = `files under a directory ${path} `;
         if (r.skipped.some((s) => s.path === path && s.reason.includes(under))) {

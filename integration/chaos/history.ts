@@ -38,7 +38,7 @@ import {
 import { insertCopies, insertDamagedLogs, insertSiblings, insertTornLogs } from "./moves_cache.ts";
 import { insertBlips } from "./moves_blip.ts";
 import { insertTheirsShape } from "./moves_theirs.ts";
-import { insertDroppedDeletion } from "./moves_dropped.ts";
+import { insertDroppedDeletion, insertDroppedEdit } from "./moves_dropped.ts";
 import { insertPutBackLost } from "./moves_put_back.ts";
 import { insertLockfileRace } from "./moves_lockfile.ts";
 import { insertLostMarkerWindow } from "./moves_lost_marker.ts";
@@ -442,6 +442,10 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   insertTakeBackFault(ops, clones, own(0x70626177), putBackAnswer, "put");
   // From a generator of its own, once every run is marked `parallel` or not.
   markSaveGap(ops, seed, options.saveGapShare ?? 0.05);
+  // From a generator of its own: the operations above stay as they were.
+  if (oldClients && !v2) {
+    insertDroppedEdit(ops, kinds, own(0x64726564), options.droppedEditShare ?? 0.05);
+  }
   return {
     seed,
     clones,

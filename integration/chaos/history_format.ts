@@ -73,7 +73,9 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
             op.committed ? "committed version, its marker here naming it" : "version"
           }`
           : SHARED_FILES[op.file]
-      } (${op.how})`;
+      } (${op.how})${
+        op.kind === "edit" && op.dropped ? " over an entry an old client dropped" : ""
+      }`;
     case "marker":
       return `${head} c${op.clone} ${MODELS[op.model]}/${DATA_NAMES[op.data]}/latest${
         op.back ? " (one back)" : ""

@@ -160,6 +160,12 @@ export type Op =
     readonly how: EditHow;
     /** `during`: the choices of the scheduler decisions taken while waiting for its moment. */
     readonly pick?: number;
+    /**
+     * With `push`: an edit of a file this clone synced whose entry an old
+     * client's pull dropped since, before any pull here saw the drop
+     * (I37 looks at what that push does; see {@link insertDroppedEdit}).
+     */
+    readonly dropped?: true;
   }
   /**
    * A user deletes one of {@link SHARED_FILES}: by hand, or marked dirty and

@@ -101,6 +101,8 @@ export interface GenerateOptions {
   readonly putBackAnswerShare?: number;
   /** Chance that a history's `parallel` runs save as the tool's `save` does, their step flushing between the mark and the first write (see {@link markSaveGap}); default 0.05. */
   readonly saveGapShare?: number;
+  /** Chance that a v1 history with old clients and three clones or more starts with a peer's edit, pushed before any pull of its saw that an old client's pull dropped the entry of the file it synced (see {@link insertDroppedEdit}); default 0.05. */
+  readonly droppedEditShare?: number;
   /** Chance that a history has brief outages, one write or deletion of a push failing as unreachable (see {@link insertBlips}); default 0.1. */
   readonly blipShare?: number;
 }

@@ -201,6 +201,10 @@
  *   user deleted them, while the marker there still names it: a version is
  *   never deleted under its marker, also where an old client's index write
  *   from an earlier read dropped its entries (`under_marker.ts`).
+ * - I37: a clone's push of its edit of a file it synced, whose entry an
+ *   old client's pull dropped before any pull here saw the drop (an `edit`
+ *   with `dropped`), never meets the file as deleted: nobody deleted it
+ *   (`insertDroppedEdit`).
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land
@@ -251,7 +255,8 @@ export type Invariant =
   | "I33"
   | "I34"
   | "I35"
-  | "I36";
+  | "I36"
+  | "I37";
 
 /** A broken invariant. */
 export interface Violation {

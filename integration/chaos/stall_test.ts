@@ -76,6 +76,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       blipShare: 0,
       putBackLostShare: 0,
       saveGapShare: 0,
+      droppedEditShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -93,6 +94,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       blipShare: 0,
       putBackLostShare: 0,
       saveGapShare: 0,
+      droppedEditShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.

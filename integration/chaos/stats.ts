@@ -275,6 +275,10 @@ export interface ChaosStats {
   underMarkerDeletes: number;
   /** Of them, named by no index (an old client's pull dropped the entry of the version's `raw`) as deleted here or right after their push. */
   underMarkerUnnamed: number;
+  /** Edits pushed over a version synced here whose entry an old client dropped, before a pull here saw it (`edit` with `dropped`). */
+  droppedEdits: number;
+  /** Of them, pushed while no index named the file (the old client's write-back had landed). */
+  droppedEditsUnnamed: number;
   /** Files written under a directory and marked by the directory's name (`under` edits). */
   editsUnderMarkedByName: number;
   /** Crashes that hit between a commit-step write and the index update. */
@@ -408,6 +412,8 @@ export function emptyStats(): ChaosStats {
     runOutputsDeleted: 0,
     underMarkerDeletes: 0,
     underMarkerUnnamed: 0,
+    droppedEdits: 0,
+    droppedEditsUnnamed: 0,
     editsUnderMarkedByName: 0,
     commitCrashes: 0,
     answerCrashes: 0,
