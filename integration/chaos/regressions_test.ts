@@ -4057,3 +4057,23 @@ Deno.test("chaos regression: a clone replacing its own published copy of a peer'
     '{"seed":206800234,"clones":5,"absentOnError":true,"kinds":["api","api","api","api","core"],"skewMs":[59538,0,0,0,0],"indexFirst":true,"ops":[{"id":103,"kind":"tick","n":37,"pick":1110609808},{"id":52,"kind":"run","clone":3,"model":0,"data":0,"workMs":0,"parallel":true,"structural":true},{"id":54,"kind":"run","clone":3,"model":1,"data":0,"workMs":0},{"id":47,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":2,"kind":"adopt","clone":0,"file":2},{"id":3,"kind":"tick","n":29,"pick":6866285},{"id":4,"kind":"adopt","clone":0,"file":2},{"id":30,"kind":"stall","clone":4,"on":true},{"id":5,"kind":"tick","n":19,"pick":24807358},{"id":6,"kind":"marker","clone":1,"model":1,"data":1,"back":true,"how":"push"},{"id":71,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":72,"kind":"tick","n":48,"pick":98141896},{"id":77,"kind":"sync","clone":3},{"id":78,"kind":"tick","n":31,"pick":1098390084},{"id":79,"kind":"damaged","clone":3,"file":3,"pick":759513438,"open":true},{"id":80,"kind":"sync","clone":3},{"id":85,"kind":"tick","n":21,"pick":2078651350},{"id":58,"kind":"marker","clone":2,"model":1,"data":1,"back":false,"how":"push"},{"id":44,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":45,"kind":"reshape","clone":0,"file":3,"how":"push"},{"id":46,"kind":"reshape","clone":0,"file":3,"how":"push"},{"id":7,"kind":"edit","clone":0,"file":0,"how":"hand-tick"},{"id":8,"kind":"run","clone":4,"model":1,"data":0,"workMs":1000,"parallel":true,"structural":true},{"id":9,"kind":"tick","n":27,"pick":1319286483},{"id":10,"kind":"resolve","clone":4,"pick":3,"how":"theirs"},{"id":11,"kind":"resolve","clone":3,"pick":0,"how":"mine"},{"id":12,"kind":"tick","n":4,"pick":799866209},{"id":13,"kind":"tick","n":26,"pick":980317261},{"id":14,"kind":"run","clone":2,"model":1,"data":1,"workMs":15000},{"id":29,"kind":"stall","clone":4,"on":false},{"id":19,"kind":"outage","on":true},{"id":20,"kind":"sync","clone":3},{"id":21,"kind":"outage","on":false},{"id":22,"kind":"migrate","clone":0},{"id":23,"kind":"run","clone":3,"model":1,"data":0,"workMs":15000,"same":true},{"id":24,"kind":"run","clone":0,"model":1,"data":1,"workMs":15000,"parallel":true},{"id":25,"kind":"lockfile","clone":0,"set":"@chaos/ext-25"},{"id":63,"kind":"edit","clone":3,"file":3,"how":"push"},{"id":64,"kind":"tick","n":55,"pick":1247648068},{"id":65,"kind":"sync","clone":3},{"id":66,"kind":"tick","n":58,"pick":970925527},{"id":67,"kind":"delete","clone":3,"file":3,"how":"hand"},{"id":68,"kind":"damaged","clone":3,"file":3,"pick":1011627092},{"id":69,"kind":"sync","clone":3}]}',
   );
 });
+
+/**
+ * I37 (seed 207500001, `--dropped-edit-share 1`, shrunk; 3 clones, two
+ * core-driven, old clients, deletes checked then made): c0's deletion,
+ * cut off before its commit, left an entry naming nothing; an old client's
+ * pull on c0's machine read the index and stopped before its write-back
+ * while c2 pushed notes/shared-1.md, new, and c1 synced, fetching it. The
+ * write-back dropped c2's entry, its object kept. c1's user edited the file
+ * and pushed before any pull of c1's saw the drop: its commit took the
+ * missing entry for a committed deletion, left the edit out as a conflict
+ * and deleted its upload, which had replaced c2's version, so nothing was
+ * left at the path though nobody had deleted it. A missing entry is a
+ * deletion now only where the store no longer holds the write or a
+ * take-back's note names the version it was based on.
+ */
+Deno.test("chaos regression: an edit pushed over a synced version whose entry an old client dropped, before a pull saw the drop, is published, never met as a deletion (I37, seed 207500001)", async () => {
+  await clean(
+    '{"seed":207500001,"clones":3,"absentOnError":true,"kinds":["core","api","core"],"oldClients":true,"checkedDeletes":true,"ops":[{"id":87,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":89,"kind":"crash","clone":0,"at":"commit","queued":true},{"id":90,"kind":"delete","clone":0,"file":3,"how":"push"},{"id":91,"kind":"tick","n":25,"pick":1241570211},{"id":92,"kind":"wait","ms":31000},{"id":94,"kind":"oldpull","clone":0,"window":1},{"id":95,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":96,"kind":"tick","n":24,"pick":1661745253},{"id":97,"kind":"sync","clone":1},{"id":98,"kind":"tick","n":1,"pick":877427919},{"id":99,"kind":"edit","clone":1,"file":4,"how":"push","dropped":true}]}',
+  );
+});

@@ -39,6 +39,7 @@ import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { sha256Hex } from "../hash.ts";
 import { deleteAt, hashObject } from "../transfer/object_ops.ts";
 import { dropUploadOverWithdrawn } from "./withdrawn_under_upload.ts";
+import { noteWithdrawal } from "../transfer/withdrawal_note.ts";
 import { putBackAndName } from "../transfer/put_back.ts";
 import { setAsideAsLost } from "./set_aside_lost.ts";
 
@@ -371,6 +372,9 @@ async function recordOwnNamed(ctx: PushContext, path: string, named: IndexEntry)
  * conditional on the entry naming that version still.
  */
 async function unnameOwn(ctx: PushContext, path: string, version: string): Promise<void> {
+  // Noted first: a peer's commit over that version that finds the entry
+  // gone tells the withdrawal from an entry an old client dropped.
+  await noteWithdrawal(ctx.store, path, version, { retry: ctx.config.retry, signal: ctx.signal });
   await updateIndex(
     ctx.store,
     { set: {}, remove: [path], base: { [path]: version }, removeHeld: [path] },

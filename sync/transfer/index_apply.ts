@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { withdrawnVersion } from "./withdrawal_note.ts";
 import { withRetry } from "../retry.ts";
 import type { ObjectStore } from "../ports.ts";
 import { type IndexEntry, isUnversioned, markerOfVersionFile } from "./bucket_layout.ts";
@@ -177,11 +178,26 @@ export async function apply(
     if (Object.hasOwn(change.set, p) && current(p) === undefined) deletedSince.add(p);
   }
   // So too a write over the version the index named when its writer synced
-  // it (`namedBase`), whose entry is gone now: a deletion committed since,
-  // whose delete met this write in place of that version (a cache taking
-  // back its own committed write takes the entry out before its delete).
-  for (const p of change.namedBase ?? []) {
-    if (Object.hasOwn(change.set, p) && current(p) === undefined) deletedSince.add(p);
+  // it (`namedBase`), whose entry is gone now, where a deletion was
+  // committed since: the store no longer holds the write (a delete took
+  // it), or a take-back's note names that version (a cache taking back its
+  // own committed write notes it, then takes the entry out before its
+  // delete, which can meet this write, or take it after its commit where
+  // deletes check the version first). Any other missing entry is one an
+  // old client's write-back dropped: nobody deleted the file, and the
+  // write is named (see `withdrawal_note.ts`).
+  const namedGone = (change.namedBase ?? []).filter((p) =>
+    Object.hasOwn(change.set, p) && current(p) === undefined
+  );
+  if (namedGone.length > 0) {
+    const held = await heads(namedGone);
+    for (const p of namedGone) {
+      const base = change.base?.[p];
+      if (
+        held.get(p)?.version !== change.set[p].v ||
+        (typeof base === "string" && await withdrawnVersion(store, p, c) === base)
+      ) deletedSince.add(p);
+    }
   }
   // And one over a dropped entry kept to name again (`keptBase`) whose
   // write the store no longer holds: taken with the deletion of a take-back

@@ -247,10 +247,13 @@ export interface IndexChange {
   /**
    * Paths written over their `base` where the index named that version when
    * their writer last synced it (not an entry another client dropped, kept
-   * to be named again). Set only while an entry is there: once none is, a
-   * deletion was committed since, which this change never saw (its delete
-   * met this write in place of the base, after its entry was taken out), and
-   * the path is left out as a conflict, as with `baseGone` (see `apply`).
+   * to be named again). Set while an entry is there. Once none is, and the
+   * store no longer holds this write or a take-back's note names `base`
+   * (`withdrawal_note.ts`), a deletion was committed since, which this
+   * change never saw (its delete met this write in place of the base, after
+   * its entry was taken out), and the path is left out as a conflict, as
+   * with `baseGone` (see `apply`); any other missing entry is one an old
+   * client's write-back dropped, and the path is named.
    */
   readonly namedBase?: readonly string[];
   /**

@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { isLayoutInternal, isLocalOnlyPath } from "./bucket_layout.ts";
+import {
+  noteWithdrawal,
+  withdrawalKey,
+  WITHDRAWN_DIR,
+  withdrawnVersion,
+} from "./withdrawal_note.ts";
+
+const c = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+
+Deno.test("a take-back's note names the version taken back at its path, the last one written over an earlier one", async () => {
+  const store = new InMemoryStore();
+  assert.equal(await withdrawnVersion(store, "notes/a.md", c), undefined);
+  await noteWithdrawal(store, "notes/a.md", "v1", c);
+  assert.equal(await withdrawnVersion(store, "notes/a.md", c), "v1");
+  assert.equal(await withdrawnVersion(store, "notes/b.md", c), undefined);
+  await noteWithdrawal(store, "notes/a.md", "v2", c);
+  assert.equal(await withdrawnVersion(store, "notes/a.md", c), "v2");
+});
+
+Deno.test("a note lives under _control/, which the layout's other clients leave out of their listings and Sluice never pulls, indexes or pushes", async () => {
+  const key = await withdrawalKey("data/t/m/d/1/raw");
+  assert.ok(key.startsWith(`${WITHDRAWN_DIR}/`) && key.startsWith("_control/"));
+  assert.ok(isLayoutInternal(key));
+  assert.ok(isLocalOnlyPath(key));
+  assert.notEqual(key, await withdrawalKey("data/t/m/d/2/raw"));
+});
+
+Deno.test("a note that cannot be read, or one naming another path, tells nothing", async () => {
+  const store = new InMemoryStore();
+  const key = await withdrawalKey("notes/a.md");
+  const put = (text: string) =>
+    store.put(key, new TextEncoder().encode(text), { kind: "overwrite" });
+  await put("not json");
+  assert.equal(await withdrawnVersion(store, "notes/a.md", c), undefined);
+  await put(JSON.stringify({ format: 2, path: "notes/a.md", v: "v1" }));
+  assert.equal(await withdrawnVersion(store, "notes/a.md", c), undefined);
+  await put(JSON.stringify({ format: 1, path: "notes/other.md", v: "v1" }));
+  assert.equal(await withdrawnVersion(store, "notes/a.md", c), undefined);
+  await put(JSON.stringify({ format: 1, path: "notes/a.md", v: "v1" }));
+  assert.equal(await withdrawnVersion(store, "notes/a.md", c), "v1");
+});
