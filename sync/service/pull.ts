@@ -26,7 +26,12 @@ import type { ConflictRecord } from "./conflicts.ts";
 import { keepDropped, warnDroppedHere } from "./dropped_entries.ts";
 import { fetchers } from "./pull_fetch.ts";
 import { removeDeletedRemotely } from "./pull_removals.ts";
-import { blockedWarning, moreUncommittedWarning, uncommittedWarning } from "./pull_warnings.ts";
+import {
+  blockedWarning,
+  moreUncommittedWarning,
+  type ResolvingTheirs,
+  skippedWarning,
+} from "./pull_warnings.ts";
 import { localSide } from "./pull_local.ts";
 import { PullAsides } from "./pull_aside.ts";
 import { type PullResult, UNCOMMITTED_WARNINGS } from "./pull_result.ts";
@@ -72,6 +77,12 @@ export interface PullDeps {
    * fetched, set aside or removed there, and no index token kept.
    */
   readonly holdBack?: (path: string) => boolean;
+  /**
+   * The path of the `resolve --theirs` this pull is run by: skipped as
+   * uncommitted at the version of theirs its conflict recorded, the warning
+   * says what the resolution does then (see `uncommittedTheirsWarning`).
+   */
+  readonly resolvingTheirs?: ResolvingTheirs;
 }
 
 /** Pulls everything (or only `prefixes`). */
@@ -222,7 +233,7 @@ async function pullInto(
     if (++warnedUncommitted > UNCOMMITTED_WARNINGS) return;
     // A copy set aside by this pull goes back to its path (see `pull_aside.ts`).
     const here = deps.cache.exists(path) || asides.holds(path);
-    events.emit("warning", uncommittedWarning(path, version, e.v, here, cls));
+    events.emit("warning", skippedWarning(path, version, e.v, here, cls, deps.resolvingTheirs));
   };
   // A fetch that fails part way keeps what it did: the files written are
   // recorded as synced (a later deletion of one by hand is then a local

@@ -11,6 +11,7 @@ import { type PullBase, runPull } from "./pull_run.ts";
 import { adoptAndPullAgain, namedBy } from "./pull_adopt.ts";
 import { under } from "./pull_plan.ts";
 import type { PullOptions } from "./pull_options.ts";
+import type { ResolvingTheirs } from "./pull_warnings.ts";
 
 /**
  * Pulls over `base` (see {@link runPull}) under `prefixes`, leaving what is
@@ -34,11 +35,19 @@ export function pullHolding(
   defer?: (path: string) => boolean,
   adopting?: (path: string) => boolean,
   holdBack?: readonly string[],
+  resolvingTheirs?: ResolvingTheirs,
 ): Promise<PullResult> {
   const held = holdBack?.length ? (p: string) => holdBack.some((d) => under(p, [d])) : undefined;
   return runPull(
     base,
-    { signal, restoreDeleted, defer, adopting, ...(held ? { holdBack: held } : {}) },
+    {
+      signal,
+      restoreDeleted,
+      defer,
+      adopting,
+      ...(held ? { holdBack: held } : {}),
+      ...(resolvingTheirs ? { resolvingTheirs } : {}),
+    },
     prefixes,
   );
 }

@@ -12,13 +12,15 @@ import { forgetWaiting } from "./waiting_record.ts";
 /** What stays the same from one pull of a service to the next. */
 export type PullBase = Omit<
   PullDeps,
-  "signal" | "restoreDeleted" | "defer" | "adopting" | "holdBack"
+  "signal" | "restoreDeleted" | "defer" | "adopting" | "holdBack" | "resolvingTheirs"
 >;
 
 /** What a single pull is told (see `pullChanged` of the service). */
-export type PullCall = Pick<PullDeps, "restoreDeleted" | "defer" | "adopting" | "holdBack"> & {
-  readonly signal?: AbortSignal;
-};
+export type PullCall =
+  & Pick<PullDeps, "restoreDeleted" | "defer" | "adopting" | "holdBack" | "resolvingTheirs">
+  & {
+    readonly signal?: AbortSignal;
+  };
 
 /**
  * Pulls (see {@link pull}) with `base` and `call`, under `prefixes`.

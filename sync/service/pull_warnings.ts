@@ -106,6 +106,76 @@ export function uncommittedWarning(
   };
 }
 
+/**
+ * The path a `resolve --theirs` pulls: `version`, the version of theirs its
+ * conflict recorded; `copyBack`, whether this cache's copy, set aside for
+ * the pull, goes back in place should theirs not be taken.
+ */
+export interface ResolvingTheirs {
+  readonly path: string;
+  readonly version: string;
+  readonly copyBack: boolean;
+}
+
+/**
+ * `pull_skipped_uncommitted` of `path` (see {@link uncommittedWarning}),
+ * said as {@link uncommittedTheirsWarning} where the pull is that of a
+ * `resolve --theirs` of `path` and the store holds theirs as recorded.
+ */
+export function skippedWarning(
+  path: string,
+  version: string,
+  listed: string,
+  here: boolean,
+  cls: PathClass,
+  theirs?: ResolvingTheirs,
+): WarningEvent {
+  return theirs?.path === path && theirs.version === version
+    ? uncommittedTheirsWarning(path, version, listed, theirs.copyBack ? "back" : here, cls)
+    : uncommittedWarning(path, version, listed, here, cls);
+}
+
+/**
+ * `pull_skipped_uncommitted` of the pull of a `resolve --theirs` whose
+ * theirs (`version`, the store's object) is an upload its index (`listed`)
+ * does not name: not taken, the copy set aside for it goes back in place
+ * (`here` "back"; else whether something is at the path here, left as it
+ * is), the conflict stays open, and an adoption of the upload
+ * leaves it open over the upload, for the resolution, run again, to take.
+ */
+export function uncommittedTheirsWarning(
+  path: string,
+  version: string,
+  listed: string,
+  here: boolean | "back",
+  cls: PathClass = classifyPath(path),
+): WarningEvent {
+  const again = `\`sluice resolve ${shellWord(path)} --theirs\``;
+  return {
+    code: "pull_skipped_uncommitted",
+    message:
+      `${path} was skipped: the datastore's object (version ${version}), theirs of its conflict, is not the one its index lists (${listed}): a push has not committed it (another writer's, on its way, or one cut off before its commit). So \`resolve --theirs\` did not take it: ${
+        here === "back"
+          ? "your copy, set aside for it, goes back in place"
+          : here
+          ? "the copy here stays as it is"
+          : "nothing is at the path here"
+      }, and the conflict stays open. Run ${again} again once that push completes. ${
+        theirsGoneForGood(path, cls, again)
+      }`,
+    path,
+  };
+}
+
+/** {@link goneForGood} for the pull of a `resolve --theirs` (`again`: the command to run again). */
+function theirsGoneForGood(path: string, cls: PathClass, again: string): string {
+  if (cls === "data-version" || cls === "managed-lockfile") return goneForGood(path, cls);
+  const adopt = `\`sluice pull --adopt-uncommitted ${shellWord(path)}\``;
+  return cls === "latest-marker"
+    ? `If that writer is gone for good (its push killed, its machine lost), run ${adopt} once the version the marker names is committed (it publishes the marker that writer left; the conflict stays open over it), then ${again} again, which takes it.`
+    : `If that writer is gone for good (its push killed, its machine lost), run ${adopt} (it publishes the object that writer left as its change; the conflict stays open over it), then ${again} again, which takes it.`;
+}
+
 /** What to do about `path` skipped as uncommitted once its writer is gone for good, by its class. */
 function goneForGood(path: string, cls: PathClass): string {
   if (cls === "data-version") {

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { pullConflictWarning, uncommittedWarning } from "./pull_warnings.ts";
+import {
+  pullConflictWarning,
+  uncommittedTheirsWarning,
+  uncommittedWarning,
+} from "./pull_warnings.ts";
 import { pullLeftBehind, type PullResult } from "./pull_result.ts";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import type { WarningEvent } from "../events.ts";
@@ -162,4 +166,18 @@ Deno.test("a path skipped as uncommitted gets the way out of the class the cache
     pullLeftBehind(pulled).left[0].reason,
     /sluice pull --adopt-uncommitted/,
   );
+});
+
+Deno.test("a resolve --theirs whose theirs is skipped as uncommitted: the copy goes back, the conflict stays open, and the way out by class runs the resolution again", () => {
+  const file = uncommittedTheirsWarning("notes/n.txt", "v2", "v1", "back").message;
+  assert.match(file, /your copy[^.]* goes back in place, and the conflict stays open/);
+  assert.doesNotMatch(file, /Nothing is at the path/);
+  assert.match(
+    file,
+    /run `sluice pull --adopt-uncommitted notes\/n\.txt` .*then `sluice resolve notes\/n\.txt --theirs` again/,
+  );
+  const gone = uncommittedTheirsWarning("notes/n.txt", "v2", "v1", false).message;
+  assert.match(gone, /nothing is at the path here, and the conflict stays open/);
+  const version = uncommittedTheirsWarning("data/t/m/out/3/raw", "v2", "v1", "back").message;
+  assert.doesNotMatch(version, /sluice pull --adopt-uncommitted/);
 });

@@ -29,6 +29,7 @@ import { UnreachableError } from "../errors.ts";
 import { withRetry } from "../retry.ts";
 import { isManagedLockfilePath } from "../locks/lockfile_txn.ts";
 import type { PullResult } from "./pull.ts";
+import type { ResolvingTheirs } from "./pull_warnings.ts";
 import type { PushResult } from "./push.ts";
 import type { SyncState } from "./state.ts";
 import { shellWord } from "../shell_word.ts";
@@ -123,8 +124,12 @@ export interface ResolveDeps {
   readonly state: SyncState;
   /** Pushes exactly these paths through the pipeline. */
   pushOnly(paths: readonly string[]): Promise<PushResult>;
-  /** Pulls these prefixes. */
-  pull(prefixes: readonly string[]): Promise<PullResult>;
+  /**
+   * Pulls these prefixes; `theirs`: the path of a `--theirs` the pull is
+   * run by (its warning of theirs skipped as uncommitted says what the
+   * resolution does then).
+   */
+  pull(prefixes: readonly string[], theirs?: ResolvingTheirs): Promise<PullResult>;
   /**
    * Reads the datastore's object at a path (streamed, hashed as it comes):
    * its version, SHA-256 and size, or null when there is none. Used for a

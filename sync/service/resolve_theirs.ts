@@ -95,7 +95,9 @@ export async function resolveTheirs(
   if (setAside.length > 0) await cache.removeEmptyParents(path);
   // Forgotten, then pulled: a path this cache never synced takes the datastore's copy.
   const before = { synced: state.synced(path), dirty: state.dirtyPaths().includes(path) };
-  if (here && setAside.length > 0 && rec.mine?.location === path) {
+  // The copy moved aside from the path, put back there if theirs is not taken.
+  const movedHere = !!here && setAside.length > 0 && rec.mine?.location === path;
+  if (movedHere) {
     // Named where it is now before anything else is written: a stop before
     // the pull ends never leaves the record naming a path emptied here.
     await state.conflicts.record([{
@@ -137,7 +139,11 @@ export async function resolveTheirs(
         above = other;
       }
     }
-    pulled = await deps.pull(above === undefined ? [path] : [path, above]);
+    // Its warning of theirs skipped as uncommitted says what this does then.
+    const theirs = rec.theirs && !rec.theirs.version.startsWith("~")
+      ? { path, version: rec.theirs.version, copyBack: movedHere }
+      : undefined;
+    pulled = await deps.pull(above === undefined ? [path] : [path, above], theirs);
   } catch (e) {
     await reopenTheirs(deps, rec, setAside, before).catch(() => {});
     throw e;

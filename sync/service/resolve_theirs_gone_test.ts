@@ -117,3 +117,42 @@ Deno.test("resolve --theirs whose theirs, another writer's upload no index names
   assert.equal(await read(a, r.setAside[0]), "a's edit");
   assert.deepEqual(a.state.dirtyPaths(), []);
 });
+
+/** The warnings of `a` about `PATH` while `run` goes. */
+async function warnedOf(a: Awaited<ReturnType<typeof clone>>, run: () => Promise<unknown>) {
+  const said: string[] = [];
+  const listen = (w: { path?: string; message: string }) => {
+    if (w.path === PATH) said.push(w.message);
+  };
+  a.events.on("warning", listen);
+  try {
+    await run();
+  } finally {
+    a.events.off("warning", listen);
+  }
+  return said;
+}
+
+Deno.test("resolve --theirs whose theirs, another writer's upload no index names, still stands: its pull's warning says the copy goes back in place, and that after the adoption the resolution is run again", async () => {
+  const { a } = await conflictWithUpload();
+  const said = await warnedOf(a, () => a.resolveConflict(PATH, "theirs"));
+  assert.equal(said.length, 1, JSON.stringify(said));
+  assert.equal(await read(a, PATH), "a's edit");
+  assert.doesNotMatch(said[0], /Nothing is at the path in the cache now/);
+  assert.match(said[0], /your copy[^.]* goes back in place/);
+  assert.match(said[0], /the conflict stays open/);
+  assert.doesNotMatch(said[0], /and takes it/);
+  const adopt = said[0].indexOf(`sluice pull --adopt-uncommitted ${PATH}`);
+  const again = said[0].lastIndexOf(`sluice resolve ${PATH} --theirs`);
+  assert.ok(adopt >= 0 && again > adopt, said[0]);
+});
+
+Deno.test("resolve --theirs whose theirs, another writer's upload no index names, is gone: its pull's warning says nothing is at the path, as is so, and that the adoption takes what is there", async () => {
+  const { store, a, upload } = await conflictWithUpload();
+  await gone["replaced by another upload"](store, upload);
+  const said = await warnedOf(a, () => a.resolveConflict(PATH, "theirs"));
+  assert.equal(said.length, 1, JSON.stringify(said));
+  assert.equal(await read(a, PATH), undefined);
+  assert.match(said[0], /Nothing is at the path in the cache now/);
+  assert.match(said[0], /`sluice pull --adopt-uncommitted notes\/n\.md` publishes .* and takes it/);
+});

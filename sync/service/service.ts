@@ -29,6 +29,7 @@ import type { LeftBehind } from "../left_behind.ts";
 import { type PushRunDeps, pushTwice, runPush } from "./push_run.ts";
 import type { PullResult } from "./pull.ts";
 import type { PullBase } from "./pull_run.ts";
+import type { ResolvingTheirs } from "./pull_warnings.ts";
 import { pullChangedRun, pullHolding } from "./pull_changed.ts";
 import { statusReport } from "./status_report.ts";
 import type { ConflictRecord, Resolution } from "./conflicts.ts";
@@ -319,7 +320,7 @@ export class SyncService {
         storeResolveDeps(this, {
           pushOnly: async (paths) =>
             await notedPush(this.cache, {}, await runPush(this.#runDeps, { signal, only: paths })),
-          pull: (prefixes) => this.#pull(signal, prefixes),
+          pull: (prefixes, theirs) => this.#pull(signal, prefixes, undefined, undefined, theirs),
         }, signal),
         path,
         resolution,
@@ -378,8 +379,18 @@ export class SyncService {
     prefixes?: readonly string[],
     restoreDeleted?: boolean,
     defer?: (path: string) => boolean,
+    resolvingTheirs?: ResolvingTheirs,
   ): Promise<PullResult> {
-    return pullHolding(this.#pullBase, signal, prefixes, restoreDeleted, defer);
+    return pullHolding(
+      this.#pullBase,
+      signal,
+      prefixes,
+      restoreDeleted,
+      defer,
+      undefined,
+      undefined,
+      resolvingTheirs,
+    );
   }
 }
 
