@@ -15,6 +15,7 @@ import { AbortedError, SluiceError, VersionConflictError } from "../errors.ts";
 import { shellWord } from "../shell_word.ts";
 import { ResolveRefusedError } from "./resolve_refusals.ts";
 import type { ResolveDeps, ResolveResult } from "./resolve.ts";
+import { beforeLosing, lostVersionRefusal } from "./resolve_lost_version.ts";
 
 /** Puts a set-aside copy of mine back in place; returns where the displaced local copy went. */
 export async function restoreMine(
@@ -77,6 +78,8 @@ export async function publishRebased(
 ): Promise<ResolveResult> {
   const { state } = deps;
   const path = rec.path;
+  // Read before the push, which forgets the records of a version it sets aside.
+  const before = await beforeLosing(deps, path);
   state.setSynced(
     path,
     theirs ? { hash: theirs.hash, version: theirs.version, size: theirs.size } : undefined,
@@ -90,7 +93,12 @@ export async function publishRebased(
     resolution,
     setAside,
     () => deps.pushOnly([path, ...also]),
-  );
+  ).catch(async (e) => {
+    // Said of this resolution: what was set aside, and that the conflict is closed.
+    throw e instanceof VersionConflictError && resolution !== "theirs" && e.keys.includes(path)
+      ? await lostVersionRefusal(deps, resolution, before, e)
+      : e;
+  });
   await keepAsideNamed(deps, rec, setAside);
   const conflicts = pushed.conflicts.filter((p) => p === path);
   const resolved = conflicts.length === 0 &&
