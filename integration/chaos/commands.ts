@@ -23,6 +23,7 @@ import {
 } from "../../sync/locks/model_locks.ts";
 import { migrateIndex } from "../../sync/service/migrate.ts";
 import { setAsideCopies } from "../../sync/service/conflicts.ts";
+import { setAsideSource } from "../../sync/transfer/cache_state.ts";
 import type { DistributedLock, LockOptions } from "../../sync/ports.ts";
 import { pushUnderGlobalLock } from "../../sync/service/global_lock_push.ts";
 import type { PushOptions } from "../../sync/service/push_options.ts";
@@ -1344,6 +1345,14 @@ export async function resolveAsUser(
   // there) keeps its choice as a change to push: the next push completes it.
   const pending = how !== "theirs" && svc.state.dirtyPaths().includes(path);
   if (!r.resolved && !pending) await stillOpen("was not resolved");
+  // What was at the path set aside for theirs (a directory, whole), theirs
+  // no directory (none is there after: a directory that is theirs stays or
+  // comes back with its pull): a file its user wrote under it goes aside
+  // with it by this choice (I33).
+  if (
+    r.resolved && how === "theirs" && r.setAside.some((l) => setAsideSource(l) === path) &&
+    !(await directoryAt(svc, path))
+  ) env.changes.tookTheirsAside(c, path);
   // I22: a resolution reported resolved took its side: a --theirs whose pull
   // left the path out (something here in the way) took nothing.
   if (r.resolved && how === "theirs" && (r.pull?.blocked ?? []).includes(path)) {

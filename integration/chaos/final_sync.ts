@@ -386,7 +386,9 @@ export class World extends WorldCommands {
       clone: e.clone,
       path: e.path,
       hash: e.hash!,
-      changedSince: e.state !== "live" || edits.some((l) => l.path === e.path && l.seq > e.seq),
+      // Changed since, or set aside with its directory by its clone's --theirs.
+      changedSince: e.state !== "live" || edits.some((l) => l.path === e.path && l.seq > e.seq) ||
+        this.changes.setAsideAbove(e.clone, e.path, e.seq),
     }));
     for (
       const v of checkMarkedUnder(

@@ -229,6 +229,31 @@ export class LocalChanges {
     this.tookTheirs(clone, path);
   }
 
+  /**
+   * The paths each clone's `resolve --theirs` set aside what was there for
+   * (a directory set aside whole, theirs a file of its name), with the seq:
+   * a file its user wrote under one before went aside with it by that
+   * choice, which the resolution's result names (I33's marked files; I6
+   * still finds its bytes in the set-aside area).
+   */
+  readonly asideByTheirs: {
+    readonly clone: number;
+    readonly path: string;
+    readonly seq: number;
+  }[] = [];
+
+  /** Clone `clone`'s `resolve --theirs` of `path` set aside what was there (see {@link asideByTheirs}). */
+  tookTheirsAside(clone: number, path: string): void {
+    this.asideByTheirs.push({ clone, path, seq: ++this.#seq });
+  }
+
+  /** True when clone `clone`'s `resolve --theirs` set aside a directory above `path` after `seq`. */
+  setAsideAbove(clone: number, path: string, seq: number): boolean {
+    return this.asideByTheirs.some((t) =>
+      t.clone === clone && path.startsWith(`${t.path}/`) && t.seq > seq
+    );
+  }
+
   /** Clone `clone` took theirs for `path`: a deletion of it no longer stands. */
   tookTheirs(clone: number, path: string): void {
     for (const e of this.edits) {

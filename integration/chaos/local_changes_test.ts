@@ -94,3 +94,18 @@ Deno.test("I6: a deletion made while the index named no entry and the store held
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("chaos: a write under a directory its clone's resolve --theirs set aside afterwards is set aside by that choice; one after it, another clone's, or one not under it is not", async () => {
+  const changes = new LocalChanges();
+  const under = { op: 1, clone: 0, path: "notes/s.md/part-1.md", how: "under" };
+  await changes.record(under, new Uint8Array([1]));
+  await changes.record({ ...under, clone: 1 }, new Uint8Array([2]));
+  await changes.record({ ...under, path: "notes/s.md.other/part-1.md" }, new Uint8Array([3]));
+  changes.tookTheirsAside(0, "notes/s.md");
+  await changes.record({ ...under, op: 2, path: "notes/s.md/part-2.md" }, new Uint8Array([4]));
+  const [mine, peer, beside, later] = changes.edits;
+  assert.equal(changes.setAsideAbove(0, mine.path, mine.seq), true);
+  assert.equal(changes.setAsideAbove(1, peer.path, peer.seq), false);
+  assert.equal(changes.setAsideAbove(0, beside.path, beside.seq), false);
+  assert.equal(changes.setAsideAbove(0, later.path, later.seq), false);
+});

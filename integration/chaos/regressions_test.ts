@@ -4077,3 +4077,21 @@ Deno.test("chaos regression: an edit pushed over a synced version whose entry an
     '{"seed":207500001,"clones":3,"absentOnError":true,"kinds":["core","api","core"],"oldClients":true,"checkedDeletes":true,"ops":[{"id":87,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":89,"kind":"crash","clone":0,"at":"commit","queued":true},{"id":90,"kind":"delete","clone":0,"file":3,"how":"push"},{"id":91,"kind":"tick","n":25,"pick":1241570211},{"id":92,"kind":"wait","ms":31000},{"id":94,"kind":"oldpull","clone":0,"window":1},{"id":95,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":96,"kind":"tick","n":24,"pick":1661745253},{"id":97,"kind":"sync","clone":1},{"id":98,"kind":"tick","n":1,"pick":877427919},{"id":99,"kind":"edit","clone":1,"file":4,"how":"push","dropped":true}]}',
   );
 });
+
+/**
+ * I33 (seed 203300283, `--take-back-blip-share 1`, shrunk; the checker's):
+ * c2 made notes/shared-1.md a directory and pushed; c0 synced it, and its
+ * user wrote part-88.md under it and marked the directory's name; c2 made
+ * the path a file again and pushed. c0's pull met that file as a conflict
+ * with the directory here, and its user took theirs: the directory, which
+ * the datastore no longer holds, was set aside whole with the file in it,
+ * as `--theirs` does (the result names the copy set aside; I6 finds the
+ * bytes there). I33's marked files held that write to being published or
+ * still marked; a write under a directory its clone's `--theirs` set
+ * aside afterwards is now the user's choice, as a later edit of it is.
+ */
+Deno.test("chaos regression: a file written under a directory and marked by its name, set aside with the directory by a resolve --theirs of a file of that name, is the user's choice (I33, seed 203300283)", async () => {
+  await clean(
+    '{"seed":203300283,"clones":3,"absentOnError":true,"kinds":["api","core","api"],"skewMs":[0,-97475,0],"indexFirst":true,"ops":[{"id":80,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":84,"kind":"reshape","clone":2,"file":4,"how":"push"},{"id":85,"kind":"tick","n":14,"pick":1862418936},{"id":86,"kind":"sync","clone":0},{"id":87,"kind":"tick","n":4,"pick":1632994113},{"id":88,"kind":"edit","clone":0,"file":4,"how":"under"},{"id":70,"kind":"reshape","clone":2,"file":4,"how":"push"},{"id":71,"kind":"tick","n":9,"pick":2111277757},{"id":2,"kind":"resolve","clone":0,"pick":7,"how":"theirs"}]}',
+  );
+});
