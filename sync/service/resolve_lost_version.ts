@@ -133,8 +133,10 @@ export async function lostVersionRefusal(
       parts.length ? parts.join("; ") : "none"
     } (see \`sluice status\`). The conflict of ${path} is closed${
       closed.length ? `, as are those of ${closed.join(", ")}` : ""
-    }: the datastore's version stands.${markerSaid} Run \`sluice pull\` to get the datastore's version${
-      lost.unindexed ? " (it brings it once an index names it: its writer's next push)" : ""
+    }: the datastore's version stands.${markerSaid} ${
+      lost.unindexed
+        ? "A pull (`sluice pull`) brings the datastore's version once an index names it (its writer's next push)"
+        : "Pull (`sluice pull`) to get the datastore's version"
     }; to publish your bytes, run the method or workflow again, which writes a new version.`;
   return lost;
 }

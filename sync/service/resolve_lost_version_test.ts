@@ -62,7 +62,7 @@ for (const resolution of ["mine", "merged"] as const) {
     assert.ok(said.indexOf(where("raw")) > synced, said);
     assert.match(said, /conflict of [^ ]+metadata\.yaml is closed/);
     assert.match(said, /`latest` marker here[^.]* was removed/);
-    assert.match(said, /`sluice pull` to get the datastore's version/);
+    assert.match(said, /Pull \(`sluice pull`\) to get the datastore's version/);
     // As said.
     assert.deepEqual(b.conflicts(), []);
     assert.equal(await read(b, MARKER), undefined);
