@@ -329,3 +329,46 @@ Deno.test("a latest marker another writer deleted on purpose, created again by t
     }, warnings ${JSON.stringify(warnings)}`,
   );
 });
+
+/**
+ * a publishes versions 2 and 3 and moves the marker to 3 while b, synced at
+ * 1, does not pull the marker; c takes 3 and rolls the marker back to 2.
+ */
+async function rolledBackPastB(store: InMemoryStore, bPulls: readonly string[]) {
+  const { a, b } = await bothAtOne(store);
+  await wrote(a, ["2", "3"], "3", "a");
+  assert.deepEqual((await a.pushChanged()).conflicts, []);
+  if (bPulls.length) await b.pullChanged({ prefixes: bPulls });
+  const c = await clone(store, "c");
+  await c.pullChanged();
+  assert.equal(await read(c, MARKER), "3");
+  await put(c, MARKER, "2"); // c's user rolls the marker back, on purpose
+  assert.deepEqual((await c.pushChanged()).conflicts, []);
+  assert.equal(store.peekText(MARKER), "2");
+  assert.equal(await read(b, MARKER), "1");
+  return { a, b, c };
+}
+
+Deno.test("a peer's rollback of a marker this cache synced lower still (moved forward past it, then back) is not written over by a marker moved further here: a conflict", async () => {
+  // b's own run writes version 4 and its marker.
+  const own = new InMemoryStore();
+  {
+    const { b } = await rolledBackPastB(own, []);
+    await wrote(b, ["4"], "4", "b");
+    const r = await b.pushChanged();
+    assert.equal(own.peekText(`${D}/4/raw`), "b's 4");
+    assert.equal(own.peekText(MARKER), "2", "c's rollback was written over unseen");
+    assert.deepEqual(r.conflicts, [MARKER]);
+  }
+  // b took version 3 alone (not the marker) and moves its marker to it: the
+  // very version c's user rolled back from.
+  const pulled = new InMemoryStore();
+  {
+    const { b } = await rolledBackPastB(pulled, [`${D}/3`]);
+    assert.equal(await read(b, `${D}/3/raw`), "a's 3");
+    await put(b, MARKER, "3");
+    const r = await b.pushChanged();
+    assert.equal(pulled.peekText(MARKER), "2", "c's rollback was written over unseen");
+    assert.deepEqual(r.conflicts, [MARKER]);
+  }
+});
