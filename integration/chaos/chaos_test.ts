@@ -56,6 +56,7 @@ const LATEST_OFF = {
   putBackAnswerShare: 0,
   saveGapShare: 0,
   droppedEditShare: 0,
+  rollbackPastShare: 0,
 } as const;
 
 function describe(results: readonly HistoryResult[]): string {
@@ -782,6 +783,7 @@ const MOVE_SHARES = [
   "putBackAnswerShare",
   "saveGapShare",
   "droppedEditShare",
+  "rollbackPastShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */

@@ -105,6 +105,8 @@ export interface GenerateOptions {
   readonly droppedEditShare?: number;
   /** Chance that a history has brief outages, one write or deletion of a push failing as unreachable (see {@link insertBlips}); default 0.1. */
   readonly blipShare?: number;
+  /** Chance that a history with two clones or more starts with a peer's rollback of a marker moved past the one a clone synced, met by that clone's marker moved further forward (see {@link insertRollbackPast}); default 0.05. */
+  readonly rollbackPastShare?: number;
 }
 
 /**

@@ -77,6 +77,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       putBackLostShare: 0,
       saveGapShare: 0,
       droppedEditShare: 0,
+      rollbackPastShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -95,6 +96,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       putBackLostShare: 0,
       saveGapShare: 0,
       droppedEditShare: 0,
+      rollbackPastShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.
