@@ -15,7 +15,11 @@
  * Only a peer's marker that moved forward is written over this way, by a
  * marker of this cache's that moved forward too, to a version the
  * datastore's index lists: the version the marker was synced at (its base)
- * is below both. A marker this cache never synced, a peer that moved the marker back (a rollback, say after
+ * is below both, and the peer's names the highest version the index lists
+ * (this push's own left out): a peer that moved the marker forward and then
+ * back (a rollback) above this cache's base leaves the versions it moved
+ * back from listed above its marker (a version this cache's own pushes
+ * created is no peer's). A marker this cache never synced, a peer that moved the marker back (a rollback, say after
  * deleting bad versions), a marker moved back here, a marker naming a
  * version the index does not list, one naming the same or a lower version
  * than the datastore's, or one that names no version number: a conflict as
@@ -34,10 +38,16 @@
 import type { WriteContext } from "../sync/context.ts";
 import type { GetResult } from "../sync/ports.ts";
 import { writeOverCommitted } from "./own_writes.ts";
-import { markerNumber, markerNumberOfHash, movedFurther } from "../sync/marker_numbers.ts";
+import {
+  markerNumber,
+  markerNumberOfHash,
+  movedFurther,
+  namesHighestListed,
+} from "../sync/marker_numbers.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
 import { isInternalPath } from "../sync/paths.ts";
 import { shellWord } from "../sync/shell_word.ts";
+import { readWriterId } from "../sync/transfer/writer_id.ts";
 
 /** Why a marker that lost the race to another writer's was left dirty. */
 export const MARKER_RACE_REASON =
@@ -64,18 +74,33 @@ export async function namesNewerVersion(
   const synced = ctx.entry.syncedHash;
   if (synced === undefined) return false;
   if (!movedFurther(await markerNumberOfHash(synced, mine), theirs, mine)) return false;
-  // The version it names is published by this push (its files uploaded
-  // before this commit step), or listed by the datastore's index.
   const push = ctx.push;
-  const dir = `${ctx.key.slice(0, ctx.key.lastIndexOf("/"))}/${mine}/`;
-  if (publishes(ctx, (p) => p.startsWith(dir))) return true;
+  const dirOf = (n: number) => `${ctx.key.slice(0, ctx.key.lastIndexOf("/"))}/${n}/`;
   const index = await readIndex(
     push.store,
     push.config.retry,
     push.signal,
     push.config.concurrency,
   );
-  return Object.keys(index?.entries ?? {}).some((p) => p.startsWith(dir));
+  const listed = Object.keys(index?.entries ?? {});
+  const publishing = (n: number) => publishes(ctx, (p) => p.startsWith(dirOf(n)));
+  // This cache's own versions: new ones this push publishes (none of their
+  // files listed yet), or ones an earlier push of it created (every listed
+  // file its upload, synced so). A listed version this push publishes
+  // again, the same bytes, is the peer's too (a deterministic run's).
+  const writer = await readWriterId(push.cache);
+  const own = (n: number) => {
+    const files = listed.filter((p) => p.startsWith(dirOf(n)));
+    if (files.length === 0) return publishing(n);
+    return writer !== null && files.every((p) => push.state.synced(p)?.own === writer);
+  };
+  // The peer's marker names the highest version the index lists, this
+  // cache's own left out: one moved back from a version still listed (a
+  // rollback) is not a marker moved forward.
+  if (!namesHighestListed(ctx.key, listed, theirs, own)) return false;
+  // The version it names is published by this push (its files uploaded
+  // before this commit step), or listed by the datastore's index.
+  return publishing(mine) || listed.some((p) => p.startsWith(dirOf(mine)));
 }
 
 /**

@@ -371,4 +371,15 @@ Deno.test("a peer's rollback of a marker this cache synced lower still (moved fo
     assert.equal(pulled.peekText(MARKER), "2", "c's rollback was written over unseen");
     assert.deepEqual(r.conflicts, [MARKER]);
   }
+  // b's own run pulls first (as a run under its model lock does): the pull
+  // meets c's rollback, a conflict too, not a marker kept "based on" it.
+  const run = new InMemoryStore();
+  {
+    const { b } = await rolledBackPastB(run, []);
+    await put(b, `${D}/4/raw`, "b's 4");
+    await put(b, MARKER, "4");
+    assert.deepEqual((await b.pullChanged()).conflicts, [MARKER]);
+    await b.pushChanged();
+    assert.equal(run.peekText(MARKER), "2", "c's rollback was written over unseen");
+  }
 });

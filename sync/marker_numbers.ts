@@ -4,6 +4,13 @@
  * newline). Both the push (a marker written over a peer's older one) and
  * the pull (a marker here moved further than a peer's) compare them.
  *
+ * A peer's marker above the one this cache synced may still have been moved
+ * back: forward to a version, then back to an older one (a user's rollback).
+ * A marker carries no record of that, and the index does: a rollback leaves
+ * the versions it moved back from listed (unless it deleted them), above the
+ * marker. So a peer's marker is taken as moved forward only when it names
+ * the highest version the index lists ({@link namesHighestListed}).
+ *
  * @module
  */
 import { sha256Hex } from "./hash.ts";
@@ -57,4 +64,35 @@ export function movedFurther(
 ): boolean {
   return base !== undefined && theirs !== undefined && mine !== undefined &&
     base < theirs && theirs < mine;
+}
+
+/**
+ * True when no version of the data name whose marker is at `markerPath`
+ * that `paths` (the index's) list is above `theirs`, a peer's marker's
+ * number: versions `skip` takes (this push's own) left out. A version above
+ * it means the peer moved the marker back from it (a rollback), or it was
+ * published without moving the marker: in neither case a marker moved
+ * forward that a further one may replace.
+ *
+ * @example
+ * ```ts
+ * import { namesHighestListed } from "./marker_numbers.ts";
+ * namesHighestListed("d/latest", ["d/1/raw", "d/3/raw"], 2); // false
+ * ```
+ */
+export function namesHighestListed(
+  markerPath: string,
+  paths: Iterable<string>,
+  theirs: number,
+  skip: (version: number) => boolean = () => false,
+): boolean {
+  const dir = markerPath.slice(0, markerPath.lastIndexOf("/") + 1);
+  for (const p of paths) {
+    if (!p.startsWith(dir)) continue;
+    const name = p.slice(dir.length).split("/")[0];
+    if (!/^\d{1,15}$/.test(name) || !p.slice(dir.length).includes("/")) continue;
+    const n = Number(name);
+    if (n > theirs && !skip(n)) return false;
+  }
+  return true;
 }

@@ -4095,3 +4095,20 @@ Deno.test("chaos regression: a file written under a directory and marked by its 
     '{"seed":203300283,"clones":3,"absentOnError":true,"kinds":["api","core","api"],"skewMs":[0,-97475,0],"indexFirst":true,"ops":[{"id":80,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":84,"kind":"reshape","clone":2,"file":4,"how":"push"},{"id":85,"kind":"tick","n":14,"pick":1862418936},{"id":86,"kind":"sync","clone":0},{"id":87,"kind":"tick","n":4,"pick":1632994113},{"id":88,"kind":"edit","clone":0,"file":4,"how":"under"},{"id":70,"kind":"reshape","clone":2,"file":4,"how":"push"},{"id":71,"kind":"tick","n":9,"pick":2111277757},{"id":2,"kind":"resolve","clone":0,"pick":7,"how":"theirs"}]}',
   );
 });
+
+/**
+ * I9 (seed 208500001, `--rollback-past-share 1`; shrunk): c2 synced m1's
+ * `log` marker at 1; two of its same-output runs died while they worked,
+ * leaving versions 2 and 3 and its marker naming 3 in its cache. c1 ran the
+ * data twice (2 and 3, the same bytes) and its user moved the marker back to
+ * 2. c2's final sync pushed its marker at 3 over c1's rollback: the rebase
+ * judged c1's marker moved forward from 1, and c2's further. A peer's marker
+ * is now taken as moved forward only when no version the index lists is
+ * above it (this cache's own new versions left out): a rollback leaves the
+ * versions it moved back from listed above its marker.
+ */
+Deno.test("chaos regression: a peer's rollback of a marker above the one a clone synced is not written over by that clone's marker moved further (I9, seed 208500001)", async () => {
+  await clean(
+    '{"seed":208500001,"clones":3,"v2":true,"kinds":["api","core-single-phase","api"],"oldClients":true,"etag":true,"ops":[{"id":34,"kind":"run","clone":1,"model":1,"data":1,"workMs":0,"same":true},{"id":35,"kind":"tick","n":19,"pick":806990802},{"id":38,"kind":"run","clone":2,"model":1,"data":1,"workMs":0,"same":true},{"id":39,"kind":"tick","n":23,"pick":1962195038},{"id":40,"kind":"crash","clone":2},{"id":41,"kind":"wait","ms":31000},{"id":42,"kind":"run","clone":2,"model":1,"data":1,"workMs":0,"same":true},{"id":43,"kind":"tick","n":15,"pick":1559924811},{"id":44,"kind":"crash","clone":2},{"id":46,"kind":"run","clone":1,"model":1,"data":1,"workMs":0,"same":true},{"id":48,"kind":"run","clone":1,"model":1,"data":1,"workMs":0,"same":true},{"id":50,"kind":"marker","clone":1,"model":1,"data":1,"back":true,"how":"push"}]}',
+  );
+});

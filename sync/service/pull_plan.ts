@@ -9,7 +9,12 @@
  */
 import { heldAsSynced } from "./dropped_entries.ts";
 import { classifyPath } from "../path_class.ts";
-import { markerNumber, markerNumberOfHash, movedFurther } from "../marker_numbers.ts";
+import {
+  markerNumber,
+  markerNumberOfHash,
+  movedFurther,
+  namesHighestListed,
+} from "../marker_numbers.ts";
 import { withRetry } from "../retry.ts";
 import { shownStatePath } from "../transfer/cache.ts";
 import type { FileIdentity } from "../transfer/file_identity.ts";
@@ -119,13 +124,16 @@ export function conflictRecorder(deps: PullDeps, found: ConflictRecord[]): Recor
  * For a `latest` marker changed here and on the datastore: `further` when
  * both moved forward from the one this cache synced (`syncedHash`), this
  * one further (see `marker_numbers.ts`); `same` when both name the same
- * version (their bytes differ otherwise); undefined else (a conflict).
+ * version (their bytes differ otherwise); undefined else (a conflict). The
+ * peer's must name the highest version the index (`entries`) lists: one
+ * moved back from a version still listed is a rollback, not a move forward.
  */
 async function markerMoved(
   deps: PullDeps,
   path: string,
   syncedHash: string,
   theirs: string,
+  entries: Record<string, IndexEntry>,
 ): Promise<"further" | "same" | undefined> {
   if (classifyPath(path, deps.config.classifierRules) !== "latest-marker") return undefined;
   const bytes = await deps.cache.read(path).catch(() => null);
@@ -133,9 +141,8 @@ async function markerMoved(
   if (mine === undefined) return undefined;
   const named = await markerNumberOfHash(theirs, mine);
   if (named === mine) return "same";
-  return movedFurther(await markerNumberOfHash(syncedHash, mine), named, mine)
-    ? "further"
-    : undefined;
+  if (!movedFurther(await markerNumberOfHash(syncedHash, mine), named, mine)) return undefined;
+  return namesHighestListed(path, Object.keys(entries), named!) ? "further" : undefined;
 }
 
 /**
@@ -393,7 +400,9 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       // A `latest` marker moved forward here further than a peer moved it
       // forward: no conflict (both versions stay published); kept here,
       // based on the peer's, for the push to write over it.
-      const moved = local && synced ? await markerMoved(deps, path, synced.hash, e.h) : undefined;
+      const moved = local && synced
+        ? await markerMoved(deps, path, synced.hash, e.h, entries)
+        : undefined;
       // Based on the peer's marker (another client's entry, with no object
       // version, is written over by the copy it names: `config_cas_writer.ts`).
       if (moved === "further") {
