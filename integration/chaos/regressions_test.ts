@@ -4112,3 +4112,24 @@ Deno.test("chaos regression: a peer's rollback of a marker above the one a clone
     '{"seed":208500001,"clones":3,"v2":true,"kinds":["api","core-single-phase","api"],"oldClients":true,"etag":true,"ops":[{"id":34,"kind":"run","clone":1,"model":1,"data":1,"workMs":0,"same":true},{"id":35,"kind":"tick","n":19,"pick":806990802},{"id":38,"kind":"run","clone":2,"model":1,"data":1,"workMs":0,"same":true},{"id":39,"kind":"tick","n":23,"pick":1962195038},{"id":40,"kind":"crash","clone":2},{"id":41,"kind":"wait","ms":31000},{"id":42,"kind":"run","clone":2,"model":1,"data":1,"workMs":0,"same":true},{"id":43,"kind":"tick","n":15,"pick":1559924811},{"id":44,"kind":"crash","clone":2},{"id":46,"kind":"run","clone":1,"model":1,"data":1,"workMs":0,"same":true},{"id":48,"kind":"run","clone":1,"model":1,"data":1,"workMs":0,"same":true},{"id":50,"kind":"marker","clone":1,"model":1,"data":1,"back":true,"how":"push"}]}',
   );
 });
+
+/**
+ * I6 (seed 208300097, `--copy-share 1 --shared-cache-share 1`, shrunk; 2
+ * clones, index reads failing right after a lost version's set-aside). c0's
+ * run of version 2 of shell/cmd/m0/log was refused (`version_exists`, its
+ * copy set aside) and its sync's pull met c1's version 2 over a marker
+ * reading `1` this cache never synced: a conflict, mine (`1`) set aside,
+ * theirs (`2`) in place. A later pull took c1's version 3 at the path, the
+ * conflict left open. c0 then moved the marker one back, to `2` (op #31),
+ * marked it dirty and pushed, which left it out for the open conflict. The
+ * final `resolve --mine` put the set-aside `1` back over it: a copy holding
+ * theirs' bytes was taken for theirs and written over, with no set-aside
+ * copy. It is now taken for theirs only while the cache holds it as synced
+ * (not dirty, its synced record naming those bytes); else it is set aside
+ * like any third copy (`sync/service/resolve_test.ts`).
+ */
+Deno.test("chaos regression: resolve --mine sets aside an edit made since the conflict that holds theirs' old bytes (I6, seed 208300097)", async () => {
+  await clean(
+    '{"seed":208300097,"clones":2,"setAsideFlaky":true,"ops":[{"id":3,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"streamed":true},{"id":48,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true},{"id":49,"kind":"stall","clone":0,"on":true,"at":"commit","run":48,"pick":1280193295},{"id":50,"kind":"breakglass","model":0},{"id":51,"kind":"tick","n":3,"pick":611505711},{"id":52,"kind":"flaky","call":"delete","count":2,"afterEffect":false},{"id":53,"kind":"stall","clone":0,"on":false},{"id":55,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":58,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":59,"kind":"tick","n":33,"pick":1315885355},{"id":60,"kind":"sync","clone":0},{"id":39,"kind":"tick","n":42,"pick":1807341779},{"id":29,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"streamed":true},{"id":30,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":31,"kind":"marker","clone":0,"model":0,"data":1,"back":true,"how":"push"}]}',
+  );
+});

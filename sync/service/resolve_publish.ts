@@ -39,7 +39,15 @@ export async function restoreMine(
   // Looked at before its hash: an edit saved from here on is never written over.
   let seen = deps.cache.identity(rec.path);
   const here = await deps.cache.hashFile(rec.path);
-  if (here && here.hash !== rec.theirs?.hash && here.hash !== mine.hash) {
+  // A copy holding theirs' bytes is theirs, put there by the pull, only
+  // while the cache holds it as synced: one marked dirty, or whose synced
+  // record names other bytes (a later pull took a newer version, the
+  // conflict left open), is an edit made here since (a marker moved back
+  // to theirs' number), set aside like any other.
+  const synced = deps.state.synced(rec.path);
+  const edited = deps.state.dirtyPaths().includes(rec.path) ||
+    (synced !== undefined && synced.hash !== here?.hash);
+  if (here && here.hash !== mine.hash && (here.hash !== rec.theirs?.hash || edited)) {
     setAside.push(
       await deps.cache.setAside(rec.path, "displaced by resolve --mine (neither side)"),
     );

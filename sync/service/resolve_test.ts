@@ -93,6 +93,22 @@ Deno.test("--mine puts a set-aside copy back first, setting aside a third copy i
   );
 });
 
+Deno.test("--mine sets aside an edit made here since that holds their old bytes (chaos seed 208300097)", async () => {
+  // The pull that found the conflict set mine aside; a later pull took a
+  // newer version (v3) at the path, the conflict left open; the user then
+  // wrote the path back to theirs' bytes (a marker moved one back) and
+  // marked it dirty. That copy is an edit of this cache's, not theirs.
+  await using t = await setup("notes/n.txt", { mineAt: ".sluice/set-aside/x/notes/n.txt" });
+  await t.cache.write("notes/n.txt", enc("theirs"));
+  t.state.setSynced("notes/n.txt", { hash: h("later"), version: "v3", size: 5 });
+  await t.state.markDirty("notes/n.txt");
+  t.deps.pushOnly = () => Promise.resolve({ ...emptyPushResult(), uploaded: ["notes/n.txt"] });
+  const r = await resolveConflict(t.deps, "notes/n.txt", "mine");
+  assert.equal(new TextDecoder().decode(await t.cache.read("notes/n.txt") ?? undefined), "mine");
+  assert.equal(r.setAside.length, 1, "the edit made here is set aside, not written over");
+  assert.equal(new TextDecoder().decode(await t.cache.read(r.setAside[0]) ?? undefined), "theirs");
+});
+
 Deno.test("a push that meets a newer version of theirs leaves the path in conflict", async () => {
   await using t = await setup("config/a.yaml");
   t.answerPush({ ...emptyPushResult(), conflicts: ["config/a.yaml"] });
