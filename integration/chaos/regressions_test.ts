@@ -4133,3 +4133,17 @@ Deno.test("chaos regression: resolve --mine sets aside an edit made since the co
     '{"seed":208300097,"clones":2,"setAsideFlaky":true,"ops":[{"id":3,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"streamed":true},{"id":48,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true},{"id":49,"kind":"stall","clone":0,"on":true,"at":"commit","run":48,"pick":1280193295},{"id":50,"kind":"breakglass","model":0},{"id":51,"kind":"tick","n":3,"pick":611505711},{"id":52,"kind":"flaky","call":"delete","count":2,"afterEffect":false},{"id":53,"kind":"stall","clone":0,"on":false},{"id":55,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":58,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":59,"kind":"tick","n":33,"pick":1315885355},{"id":60,"kind":"sync","clone":0},{"id":39,"kind":"tick","n":42,"pick":1807341779},{"id":29,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"streamed":true},{"id":30,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":31,"kind":"marker","clone":0,"model":0,"data":1,"back":true,"how":"push"}]}',
   );
 });
+
+/**
+ * I1 (seed 208500000, `--rollback-past-share 1`, shrunk to 3 operations; the
+ * checker's): a clone's run was acknowledged for version 1, and the
+ * `lockless` move then had another tool publish "at the next run's number
+ * less one", 1, writing over that acknowledged version with plain puts: a
+ * tool honouring neither lock nor create-only loses it whatever Sluice does.
+ * Below the run's number, that tool now publishes nothing over a version a
+ * run was acknowledged for.
+ */
+Deno.test("chaos regression: another tool publishing below a run's number writes nothing over an acknowledged version (I1, seed 208500000)", async () =>
+  await clean(
+    '{"seed":208500000,"clones":3,"absentOnError":true,"kinds":["core","core","api"],"indexFirst":true,"reusedLocks":true,"ops":[{"id":49,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":54,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":55,"kind":"lockless","run":54,"pick":1332907190,"indexed":true,"below":true}]}',
+  ));

@@ -396,6 +396,13 @@ export abstract class WorldMoves extends WorldSlots {
     const base = dir.slice(0, dir.lastIndexOf("/"));
     const n = Number(dir.slice(dir.lastIndexOf("/") + 1)) - (op.below ? 1 : 0);
     if (n < 1) return;
+    // Below the run's number, a version a run was acknowledged for is
+    // published already: a tool writing over it honouring neither lock nor
+    // create-only loses it whatever Sluice does, so it publishes nothing.
+    const published = this.truth.runs.some((r) =>
+      r.outcome === "success" && r.files.some((f) => f.path.startsWith(`${base}/${n}/`))
+    );
+    if (op.below && published) return;
     const objects = locklessObjects(op, base, n);
     const now = () => this.sched.clock.now();
     await this.target.unfaulted(async (s) => {
