@@ -81,6 +81,39 @@ Deno.test("a copy of a rewritten data version set aside by a pull that stopped b
 });
 
 /**
+ * The pull that set the copy aside stopped before its fetch: the path is
+ * empty because of that pull, not deleted by its user. The next pull does
+ * what the stopped one was to do (takes the datastore's copy there, the
+ * conflict still open and the copy still set aside), as a full pull would
+ * have left it; taken for a deletion here, the path stayed empty.
+ */
+Deno.test("a pull after one that stopped between a rewritten version's set-aside and its download takes the datastore's copy, the conflict still open", async () => {
+  const { store, b } = await rewrittenVersion();
+  const { store: stops, downloading } = stopsAtDownload(store, RAW);
+  const stopped = await clone(stops, "b", b.cacheDir);
+  stopped.pullChanged().catch(() => {});
+  await waitFor(() => downloading());
+  const again = await clone(store, "b", b.cacheDir);
+  const r = await again.pullChanged();
+  assert.deepEqual(r.conflicts, [RAW], "still left for its user to look at");
+  assert.equal(
+    await read(again, RAW),
+    "the old client's version 2",
+    "the datastore's copy is taken",
+  );
+  const rec = again.conflicts().find((c) => c.path === RAW);
+  assert.match(rec?.mine?.location ?? "", /^\.sluice\/set-aside\//);
+  assert.equal(
+    await read(again, rec!.mine!.location),
+    "sluice's version 2",
+    "what was published first is kept",
+  );
+  const settled = await again.resolveConflict(RAW, "theirs");
+  assert.equal(settled.resolved, true);
+  assert.equal(await read(again, RAW), "the old client's version 2");
+});
+
+/**
  * A conflict record is no reason to refuse by itself: once the writer that
  * published the version first deleted it, nothing is left to write over,
  * and --mine creates it.
