@@ -261,6 +261,15 @@ function rewritten(
   return e.h ? e.h !== synced.hash : e.s !== synced.size;
 }
 
+/** True when `mine` names a copy of `path` set aside elsewhere, holding the bytes this cache synced (`hash`). */
+function setAsideSynced(
+  mine: { location: string; hash: string } | null | undefined,
+  path: string,
+  hash: string,
+): boolean {
+  return !!mine && mine.location !== path && mine.hash === hash;
+}
+
 /** Decides what the pull fetches (see the module). */
 export async function planFetches(input: PlanInput): Promise<FetchPlan> {
   const { deps, prefixes, entries, dirty, conflict, ownWriteOver, agreed, asides, deferred } =
@@ -368,6 +377,16 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
     const here = await probeHere(path);
     if (!here) continue;
     let { local } = here;
+    // A rewritten data version whose copy a pull set aside (its conflict
+    // names it) and stopped before the download: empty for that, not deleted
+    // here. Fetched now, as that pull would have; the conflict stays open.
+    if (
+      here.changed && !local && synced && rewritten(path, synced, e) &&
+      setAsideSynced(state.conflicts.get(path)?.mine, path, synced.hash) && !cache.exists(path)
+    ) {
+      todo.push([path, e, null]);
+      continue;
+    }
     if (here.changed) {
       if (local && local.hash === e.h) {
         state.setSynced(path, await agreeing(path, e));
