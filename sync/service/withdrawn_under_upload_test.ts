@@ -1,0 +1,67 @@
+/**
+ * dropUploadOverWithdrawn: which object a take-back's delete meeting
+ * another object removes (another Sluice writer's upload no index names)
+ * and which it leaves (nothing, this cache's own, an object with no writer
+ * id, one an index names).
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore, mockPushContext, peerPush } from "../../packages/testing/mod.ts";
+import { PutModes } from "../ports.ts";
+import { WRITER_METADATA } from "../transfer/writer_id.ts";
+import { dropUploadOverWithdrawn } from "./withdrawn_under_upload.ts";
+
+const PATH = "notes/a.md";
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+async function setup() {
+  const store = new InMemoryStore();
+  const m = await mockPushContext({ store });
+  const upload = (writer: string | undefined, text = "edit") =>
+    store.put(
+      PATH,
+      bytes(text),
+      PutModes.overwrite,
+      writer ? { metadata: { [WRITER_METADATA]: writer } } : {},
+    );
+  return { store, ctx: m.ctx, upload, dir: m.cache.dir };
+}
+
+Deno.test("withdrawn under upload: another Sluice writer's upload that no index names is deleted", async () => {
+  const s = await setup();
+  try {
+    await s.upload("peer");
+    assert.deepEqual(await dropUploadOverWithdrawn(s.ctx, PATH, "me"), { dropped: true });
+    assert.equal(await s.store.head(PATH), null);
+  } finally {
+    await Deno.remove(s.dir, { recursive: true });
+  }
+});
+
+Deno.test("withdrawn under upload: nothing there, this cache's own upload, or an object with no writer id is left as it is", async () => {
+  const s = await setup();
+  try {
+    assert.deepEqual(await dropUploadOverWithdrawn(s.ctx, PATH, "me"), { dropped: false });
+    await s.upload("me");
+    assert.deepEqual(await dropUploadOverWithdrawn(s.ctx, PATH, "me"), { dropped: false });
+    assert.notEqual(await s.store.head(PATH), null);
+    await s.upload(undefined);
+    assert.deepEqual(await dropUploadOverWithdrawn(s.ctx, PATH, "me"), { dropped: false });
+    assert.notEqual(await s.store.head(PATH), null);
+  } finally {
+    await Deno.remove(s.dir, { recursive: true });
+  }
+});
+
+Deno.test("withdrawn under upload: an upload the index names is left, and that entry told", async () => {
+  const s = await setup();
+  try {
+    await peerPush(s.store, { [PATH]: "committed" });
+    const put = await s.upload("peer");
+    const r = await dropUploadOverWithdrawn(s.ctx, PATH, "me");
+    assert.equal(r.dropped, false);
+    assert.ok(r.named, "the entry the index names is told");
+    assert.equal((await s.store.head(PATH))?.version, put.version);
+  } finally {
+    await Deno.remove(s.dir, { recursive: true });
+  }
+});
