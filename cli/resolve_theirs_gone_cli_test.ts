@@ -7,31 +7,16 @@
 import assert from "node:assert/strict";
 import { sluice } from "./cli_test_kit.ts";
 import type { StoreSpec } from "./store_spec.ts";
-import { InMemoryStore } from "../packages/testing/mod.ts";
-import { UnreachableError } from "../sync/errors.ts";
 import { PutModes } from "../sync/ports.ts";
-import { clone, isIndexKey, put } from "../sync/service/clone_kit.ts";
-
-const PATH = "notes/n.md";
+import {
+  conflictWithUpload as uploadInConflict,
+  PATH,
+} from "../sync/service/resolve_upload_kit.ts";
 const URL = "s3://mem/?endpoint=http://127.0.0.1:9";
 
 /** `a`'s edit in conflict with `c`'s upload over `b`'s committed edit, its commit cut off. */
 async function conflictWithUpload() {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  const c = await clone(store, "c");
-  await put(a, PATH, "one");
-  await a.pushChanged();
-  await b.pullChanged();
-  await put(b, PATH, "b's edit");
-  await b.pushChanged();
-  await c.pullChanged();
-  await put(c, PATH, "c's edit");
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
-  await assert.rejects(c.pushChanged(), /could not be reached/);
-  await put(a, PATH, "a's edit");
-  assert.deepEqual((await a.pushChanged()).conflicts, [PATH]);
+  const { store, a } = await uploadInConflict();
   const run = (args: string[]) =>
     sluice([...args, "--cache", a.cacheDir, "--store", URL], {
       openStore: (spec: StoreSpec) => ({ store, spec, close: () => {} }),

@@ -8,15 +8,9 @@
  */
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { UnreachableError } from "../errors.ts";
-import { readIndex } from "../transfer/remote_index.ts";
-import { clone, isIndexKey, put, quick, read } from "./clone_kit.ts";
+import { clone, put, read } from "./clone_kit.ts";
 import type { SyncService } from "./service.ts";
-
-const PATH = "notes/n.md";
-
-const indexed = async (store: InMemoryStore) =>
-  (await readIndex(store, quick.retry))?.entries[PATH]?.v;
+import { committedEdits, cutOffUpload, indexed, PATH, threeClones } from "./resolve_upload_kit.ts";
 
 /**
  * `a`'s edit of `PATH` in conflict with `b`'s committed edit; then `c`'s
@@ -24,22 +18,12 @@ const indexed = async (store: InMemoryStore) =>
  * over theirs.
  */
 async function conflictThenUpload() {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  const c = await clone(store, "c");
-  await put(a, PATH, "one");
-  await a.pushChanged();
-  await b.pullChanged();
-  await put(b, PATH, "b's edit");
-  await b.pushChanged();
+  const { store, a, b, c } = await threeClones();
+  await committedEdits(a, b);
   await put(a, PATH, "a's edit");
   assert.deepEqual((await a.pushChanged()).conflicts, [PATH]);
   const theirs = await indexed(store);
-  await c.pullChanged();
-  await put(c, PATH, "c's edit");
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
-  await assert.rejects(c.pushChanged(), /could not be reached/);
+  await cutOffUpload(store, c);
   assert.equal(store.peekText(PATH), "c's edit");
   return { store, a, c, theirs };
 }
@@ -85,20 +69,14 @@ for (const resolution of ["mine", "merged"] as const) {
 }
 
 Deno.test("resolve --mine of a copy a pull set aside, whose push waits on another writer's upload over theirs: after a restart the path still waits, dirty, and is not in conflict again", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  const c = await clone(store, "c");
+  const { store, a, b, c } = await threeClones();
   await put(b, PATH, "b's file");
   await b.pushChanged();
   await put(a, PATH, "a's file", false);
   const pulled = await a.pullChanged();
   assert.deepEqual(pulled.conflicts, [PATH]);
   assert.notEqual(a.conflicts()[0]?.mine?.location, PATH, "a's copy set aside");
-  await c.pullChanged();
-  await put(c, PATH, "c's edit");
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
-  await assert.rejects(c.pushChanged(), /could not be reached/);
+  await cutOffUpload(store, c);
   const r = await a.resolveConflict(PATH, "mine");
   assert.equal(r.resolved, false, JSON.stringify(r));
   assert.equal(await read(a, PATH), "a's file");
@@ -115,22 +93,12 @@ Deno.test("resolve --mine of a copy a pull set aside, whose push waits on anothe
 });
 
 Deno.test("resolve --mine of a deletion here, whose push waits on another writer's upload over theirs: answered not resolved, the deletion dirty and listed by status as waiting, met as a conflict once that upload is committed", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  const c = await clone(store, "c");
-  await put(a, PATH, "one");
-  await a.pushChanged();
-  await b.pullChanged();
-  await put(b, PATH, "b's edit");
-  await b.pushChanged();
+  const { store, a, b, c } = await threeClones();
+  await committedEdits(a, b);
   await Deno.remove(`${a.cacheDir}/${PATH}`);
   await a.markDirty({ relPath: PATH });
   assert.deepEqual((await a.pushChanged()).conflicts, [PATH]);
-  await c.pullChanged();
-  await put(c, PATH, "c's edit");
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
-  await assert.rejects(c.pushChanged(), /could not be reached/);
+  await cutOffUpload(store, c);
   const r = await a.resolveConflict(PATH, "mine");
   assert.equal(r.resolved, false, JSON.stringify(r));
   assert.equal(r.deleted, false);

@@ -11,38 +11,17 @@
  * names then publishes the upload, and the resolution, run again, takes it.
  */
 import assert from "node:assert/strict";
-import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { UnreachableError } from "../errors.ts";
+import type { InMemoryStore } from "../../packages/testing/mod.ts";
 import { PutModes } from "../ports.ts";
-import { readIndex } from "../transfer/remote_index.ts";
-import { clone, isIndexKey, put, quick, read } from "./clone_kit.ts";
-
-const PATH = "notes/n.md";
-
-const indexed = async (store: InMemoryStore) =>
-  (await readIndex(store, quick.retry))?.entries[PATH]?.v;
+import { type clone, read } from "./clone_kit.ts";
+import { conflictWithUpload as uploadInConflict, indexed, PATH } from "./resolve_upload_kit.ts";
 
 /**
  * `a`'s edit of `PATH` meets `c`'s upload over `b`'s committed edit, its
  * commit cut off: `a`'s conflict names that upload, which no index names.
  */
 async function conflictWithUpload() {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  const c = await clone(store, "c");
-  await put(a, PATH, "one");
-  await a.pushChanged();
-  await b.pullChanged();
-  await put(b, PATH, "b's edit");
-  await b.pushChanged();
-  await c.pullChanged();
-  await put(c, PATH, "c's edit");
-  store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
-  await assert.rejects(c.pushChanged(), /could not be reached/);
-  const upload = (await store.head(PATH))!.version;
-  await put(a, PATH, "a's edit");
-  assert.deepEqual((await a.pushChanged()).conflicts, [PATH]);
+  const { store, a, c, upload } = await uploadInConflict();
   assert.equal(a.conflicts()[0]?.theirs?.version, upload, "the conflict names c's upload");
   assert.notEqual(await indexed(store), upload);
   return { store, a, c, upload };
