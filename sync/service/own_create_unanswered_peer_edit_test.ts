@@ -9,27 +9,18 @@
  * conflict, as any edit that meets a committed deletion is.
  */
 import assert from "node:assert/strict";
-import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
-import { readIndex } from "../transfer/remote_index.ts";
-import { clone, createAnswerLost, isIndexKey, put, quick, read } from "./clone_kit.ts";
-
-const PATH = "config/settings.yaml";
+import { createAnswerLost, put, read } from "./clone_kit.ts";
+import {
+  freshCloneReads,
+  hookedPair,
+  indexEntry,
+  PATH,
+  withdrawWhile,
+} from "./unanswered_withdrawal_kit.ts";
 
 Deno.test("a peer's edit uploaded while this cache withdraws its own unanswered create, committed after the withdrawal, is the peer's conflict: the deletion stands", async () => {
-  const store = new InMemoryStore();
-  let onIndexPut: (() => Promise<void>) | undefined;
-  const a = await clone(
-    hookedStore(store, {
-      after: async (key) => {
-        if (!isIndexKey(key) || !onIndexPut) return;
-        const hook = onIndexPut;
-        onIndexPut = undefined;
-        await hook();
-      },
-    }),
-    "a",
-  );
-  const b = await clone(store, "b");
+  const pair = await hookedPair();
+  const { store, a, b } = pair;
   const v = await createAnswerLost(store, a, PATH, "a's file");
   assert.equal(a.state.synced(PATH), undefined, "the answer was lost: never synced here");
   await b.pullChanged();
@@ -39,17 +30,11 @@ Deno.test("a peer's edit uploaded while this cache withdraws its own unanswered 
   // b edits it; its upload lands just after a's push took out the entry
   // naming a's write, before a's delete of that write.
   await put(b, PATH, "b's edit");
-  let prepared: Awaited<ReturnType<typeof b.preparePush>> | undefined;
-  onIndexPut = async () => {
-    prepared = await b.preparePush();
-  };
-  await Deno.remove(`${a.cacheDir}/${PATH}`);
-  await a.markDirty({ relPath: PATH });
-  await a.pushChanged();
+  const prepared = await withdrawWhile(pair, () => b.preparePush());
   assert.ok(prepared, "b's upload was made inside a's withdrawal");
   assert.equal(store.peek(PATH), undefined, "b's upload went with a's withdrawal");
   assert.equal(
-    (await readIndex(store, quick.retry))?.entries[PATH],
+    await indexEntry(store),
     undefined,
     "a's deletion is committed: the index names nothing",
   );
@@ -60,14 +45,8 @@ Deno.test("a peer's edit uploaded while this cache withdraws its own unanswered 
   assert.deepEqual(committed.conflicts, [PATH]);
   assert.deepEqual(b.conflicts().map((c) => [c.path, c.theirs]), [[PATH, null]]);
   assert.equal(await read(b, PATH), "b's edit", "b's edit is kept locally");
-  assert.equal(
-    (await readIndex(store, quick.retry))?.entries[PATH],
-    undefined,
-    "the deletion stands",
-  );
-  const c = await clone(store, "c");
-  await c.pullChanged();
-  assert.equal(await read(c, PATH), undefined, "a fresh clone sees the deletion");
+  assert.equal(await indexEntry(store), undefined, "the deletion stands");
+  assert.equal(await freshCloneReads(store), undefined, "a fresh clone sees the deletion");
 });
 
 /**
@@ -78,20 +57,8 @@ Deno.test("a peer's edit uploaded while this cache withdraws its own unanswered 
  * version must still meet the committed deletion as a conflict.
  */
 Deno.test("a peer that pulls inside this cache's withdrawal of its own unanswered create, then edits and pushes, meets the committed deletion as a conflict: the deletion stands", async () => {
-  const store = new InMemoryStore();
-  let onIndexPut: (() => Promise<void>) | undefined;
-  const a = await clone(
-    hookedStore(store, {
-      after: async (key) => {
-        if (!isIndexKey(key) || !onIndexPut) return;
-        const hook = onIndexPut;
-        onIndexPut = undefined;
-        await hook();
-      },
-    }),
-    "a",
-  );
-  const b = await clone(store, "b");
+  const pair = await hookedPair();
+  const { store, a, b } = pair;
   const v = await createAnswerLost(store, a, PATH, "a's file");
   await b.pullChanged();
   assert.equal(b.state.synced(PATH)?.version, v);
@@ -99,19 +66,15 @@ Deno.test("a peer that pulls inside this cache's withdrawal of its own unanswere
   // Just after a's push took out the entry naming a's write, before a's
   // delete of it: b pulls (the entry gone, the store still holding the
   // version b synced), then edits the file and uploads its edit.
-  let prepared: Awaited<ReturnType<typeof b.preparePush>> | undefined;
-  onIndexPut = async () => {
+  const prepared = await withdrawWhile(pair, async () => {
     await b.pullChanged();
     await put(b, PATH, "b's edit");
-    prepared = await b.preparePush();
-  };
-  await Deno.remove(`${a.cacheDir}/${PATH}`);
-  await a.markDirty({ relPath: PATH });
-  await a.pushChanged();
+    return await b.preparePush();
+  });
   assert.ok(prepared, "b's upload was made inside a's withdrawal");
   assert.equal(store.peek(PATH), undefined, "b's upload went with a's withdrawal");
   assert.equal(
-    (await readIndex(store, quick.retry))?.entries[PATH],
+    await indexEntry(store),
     undefined,
     "a's deletion is committed: the index names nothing",
   );
@@ -125,7 +88,5 @@ Deno.test("a peer that pulls inside this cache's withdrawal of its own unanswere
   );
   assert.deepEqual(b.conflicts().map((c) => [c.path, c.theirs]), [[PATH, null]]);
   assert.equal(await read(b, PATH), "b's edit", "b's edit is kept locally");
-  const c = await clone(store, "c");
-  await c.pullChanged();
-  assert.equal(await read(c, PATH), undefined, "a fresh clone sees the deletion");
+  assert.equal(await freshCloneReads(store), undefined, "a fresh clone sees the deletion");
 });

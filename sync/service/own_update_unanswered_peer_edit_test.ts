@@ -7,27 +7,18 @@
  * is committed; the peer's edit must not be named over it.
  */
 import assert from "node:assert/strict";
-import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
-import { readIndex } from "../transfer/remote_index.ts";
-import { clone, createAnswerLost, isIndexKey, put, quick, read } from "./clone_kit.ts";
-
-const PATH = "config/settings.yaml";
+import { createAnswerLost, put, read } from "./clone_kit.ts";
+import {
+  freshCloneReads,
+  hookedPair,
+  indexEntry,
+  PATH,
+  withdrawWhile,
+} from "./unanswered_withdrawal_kit.ts";
 
 Deno.test("a peer that pulls inside this cache's withdrawal of its own unanswered update, then edits and pushes, meets the committed deletion as a conflict", async () => {
-  const store = new InMemoryStore();
-  let onIndexPut: (() => Promise<void>) | undefined;
-  const a = await clone(
-    hookedStore(store, {
-      after: async (key) => {
-        if (!isIndexKey(key) || !onIndexPut) return;
-        const hook = onIndexPut;
-        onIndexPut = undefined;
-        await hook();
-      },
-    }),
-    "a",
-  );
-  const b = await clone(store, "b");
+  const pair = await hookedPair();
+  const { store, a, b } = pair;
   await put(a, PATH, "one");
   await a.pushChanged();
   const v = await createAnswerLost(store, a, PATH, "a's update");
@@ -37,18 +28,14 @@ Deno.test("a peer that pulls inside this cache's withdrawal of its own unanswere
 
   // Just after a's push took out the entry naming its update, before its
   // delete of it: b pulls, edits the file and uploads its edit.
-  let prepared: Awaited<ReturnType<typeof b.preparePush>> | undefined;
-  onIndexPut = async () => {
+  const prepared = await withdrawWhile(pair, async () => {
     await b.pullChanged();
     await put(b, PATH, "b's edit");
-    prepared = await b.preparePush();
-  };
-  await Deno.remove(`${a.cacheDir}/${PATH}`);
-  await a.markDirty({ relPath: PATH });
-  await a.pushChanged();
+    return await b.preparePush();
+  });
   assert.ok(prepared, "b's upload was made inside a's withdrawal");
   assert.equal(
-    (await readIndex(store, quick.retry))?.entries[PATH],
+    await indexEntry(store),
     undefined,
     "a's deletion is committed: the index names nothing",
   );
@@ -61,7 +48,5 @@ Deno.test("a peer that pulls inside this cache's withdrawal of its own unanswere
   );
   assert.deepEqual(b.conflicts().map((c) => [c.path, c.theirs]), [[PATH, null]]);
   assert.equal(await read(b, PATH), "b's edit", "b's edit is kept locally");
-  const c = await clone(store, "c");
-  await c.pullChanged();
-  assert.equal(await read(c, PATH), undefined, "a fresh clone sees the deletion");
+  assert.equal(await freshCloneReads(store), undefined, "a fresh clone sees the deletion");
 });
