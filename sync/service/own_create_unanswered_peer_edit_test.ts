@@ -10,13 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { createAnswerLost, put, read } from "./clone_kit.ts";
-import {
-  freshCloneReads,
-  hookedPair,
-  indexEntry,
-  PATH,
-  withdrawWhile,
-} from "./unanswered_withdrawal_kit.ts";
+import { hookedPair, NAMES_NOTHING, PATH } from "./unanswered_withdrawal_kit.ts";
 
 Deno.test("a peer's edit uploaded while this cache withdraws its own unanswered create, committed after the withdrawal, is the peer's conflict: the deletion stands", async () => {
   const pair = await hookedPair();
@@ -30,14 +24,10 @@ Deno.test("a peer's edit uploaded while this cache withdraws its own unanswered 
   // b edits it; its upload lands just after a's push took out the entry
   // naming a's write, before a's delete of that write.
   await put(b, PATH, "b's edit");
-  const prepared = await withdrawWhile(pair, () => b.preparePush());
+  const prepared = await pair.withdrawWhile(() => b.preparePush());
   assert.ok(prepared, "b's upload was made inside a's withdrawal");
   assert.equal(store.peek(PATH), undefined, "b's upload went with a's withdrawal");
-  assert.equal(
-    await indexEntry(store),
-    undefined,
-    "a's deletion is committed: the index names nothing",
-  );
+  assert.equal(await pair.indexEntry(), undefined, NAMES_NOTHING);
 
   // b's commit meets the committed deletion it never saw: a conflict.
   const committed = await b.commitPush(prepared!);
@@ -45,8 +35,8 @@ Deno.test("a peer's edit uploaded while this cache withdraws its own unanswered 
   assert.deepEqual(committed.conflicts, [PATH]);
   assert.deepEqual(b.conflicts().map((c) => [c.path, c.theirs]), [[PATH, null]]);
   assert.equal(await read(b, PATH), "b's edit", "b's edit is kept locally");
-  assert.equal(await indexEntry(store), undefined, "the deletion stands");
-  assert.equal(await freshCloneReads(store), undefined, "a fresh clone sees the deletion");
+  assert.equal(await pair.indexEntry(), undefined, "the deletion stands");
+  assert.equal(await pair.freshCloneReads(), undefined, "a fresh clone sees the deletion");
 });
 
 /**
@@ -66,18 +56,10 @@ Deno.test("a peer that pulls inside this cache's withdrawal of its own unanswere
   // Just after a's push took out the entry naming a's write, before a's
   // delete of it: b pulls (the entry gone, the store still holding the
   // version b synced), then edits the file and uploads its edit.
-  const prepared = await withdrawWhile(pair, async () => {
-    await b.pullChanged();
-    await put(b, PATH, "b's edit");
-    return await b.preparePush();
-  });
+  const prepared = await pair.withdrawWhile(pair.peerPullsAndUploads);
   assert.ok(prepared, "b's upload was made inside a's withdrawal");
   assert.equal(store.peek(PATH), undefined, "b's upload went with a's withdrawal");
-  assert.equal(
-    await indexEntry(store),
-    undefined,
-    "a's deletion is committed: the index names nothing",
-  );
+  assert.equal(await pair.indexEntry(), undefined, NAMES_NOTHING);
 
   // b's commit meets the committed deletion it never saw: a conflict.
   const committed = await b.commitPush(prepared!);
@@ -88,5 +70,5 @@ Deno.test("a peer that pulls inside this cache's withdrawal of its own unanswere
   );
   assert.deepEqual(b.conflicts().map((c) => [c.path, c.theirs]), [[PATH, null]]);
   assert.equal(await read(b, PATH), "b's edit", "b's edit is kept locally");
-  assert.equal(await freshCloneReads(store), undefined, "a fresh clone sees the deletion");
+  assert.equal(await pair.freshCloneReads(), undefined, "a fresh clone sees the deletion");
 });

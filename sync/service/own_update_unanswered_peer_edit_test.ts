@@ -8,13 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { createAnswerLost, put, read } from "./clone_kit.ts";
-import {
-  freshCloneReads,
-  hookedPair,
-  indexEntry,
-  PATH,
-  withdrawWhile,
-} from "./unanswered_withdrawal_kit.ts";
+import { hookedPair, NAMES_NOTHING, PATH } from "./unanswered_withdrawal_kit.ts";
 
 Deno.test("a peer that pulls inside this cache's withdrawal of its own unanswered update, then edits and pushes, meets the committed deletion as a conflict", async () => {
   const pair = await hookedPair();
@@ -28,17 +22,9 @@ Deno.test("a peer that pulls inside this cache's withdrawal of its own unanswere
 
   // Just after a's push took out the entry naming its update, before its
   // delete of it: b pulls, edits the file and uploads its edit.
-  const prepared = await withdrawWhile(pair, async () => {
-    await b.pullChanged();
-    await put(b, PATH, "b's edit");
-    return await b.preparePush();
-  });
+  const prepared = await pair.withdrawWhile(pair.peerPullsAndUploads);
   assert.ok(prepared, "b's upload was made inside a's withdrawal");
-  assert.equal(
-    await indexEntry(store),
-    undefined,
-    "a's deletion is committed: the index names nothing",
-  );
+  assert.equal(await pair.indexEntry(), undefined, NAMES_NOTHING);
 
   const committed = await b.commitPush(prepared!);
   assert.deepEqual(
@@ -48,5 +34,5 @@ Deno.test("a peer that pulls inside this cache's withdrawal of its own unanswere
   );
   assert.deepEqual(b.conflicts().map((c) => [c.path, c.theirs]), [[PATH, null]]);
   assert.equal(await read(b, PATH), "b's edit", "b's edit is kept locally");
-  assert.equal(await freshCloneReads(store), undefined, "a fresh clone sees the deletion");
+  assert.equal(await pair.freshCloneReads(), undefined, "a fresh clone sees the deletion");
 });

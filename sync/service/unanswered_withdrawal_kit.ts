@@ -10,13 +10,15 @@
  */
 import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import { readIndex } from "../transfer/remote_index.ts";
-import type { SyncService } from "./service.ts";
-import { clone, isIndexKey, quick, read } from "./clone_kit.ts";
+import { clone, isIndexKey, put, quick, read } from "./clone_kit.ts";
 
 /** The path written, withdrawn and edited. */
 export const PATH = "config/settings.yaml";
 
-/** `a`, whose store runs the hook set by `afterIndexPut` once, just after its next index write; and `b`. */
+/** What the index holding no entry for `PATH` after the withdrawal says. */
+export const NAMES_NOTHING = "a's deletion is committed: the index names nothing";
+
+/** `a`, whose store runs a hook once just after its next index write; `b`; and their steps. */
 export async function hookedPair() {
   const store = new InMemoryStore();
   let onIndexPut: (() => Promise<void>) | undefined;
@@ -32,37 +34,38 @@ export async function hookedPair() {
     "a",
   );
   const b = await clone(store, "b");
-  const afterIndexPut = (hook: () => Promise<void>) => {
-    onIndexPut = hook;
+  return {
+    store,
+    a,
+    b,
+    /**
+     * `a` deletes `PATH` and pushes the deletion, `during` run just after
+     * that push's index write; what `during` gave, or undefined if it never
+     * ran.
+     */
+    async withdrawWhile<T>(during: () => Promise<T>): Promise<T | undefined> {
+      let got: T | undefined;
+      onIndexPut = async () => {
+        got = await during();
+      };
+      await Deno.remove(`${a.cacheDir}/${PATH}`);
+      await a.markDirty({ relPath: PATH });
+      await a.pushChanged();
+      return got;
+    },
+    /** `b` pulls, edits `PATH` and uploads its edit, not committing it. */
+    async peerPullsAndUploads() {
+      await b.pullChanged();
+      await put(b, PATH, "b's edit");
+      return await b.preparePush();
+    },
+    /** The entry the store's index holds for `PATH`. */
+    indexEntry: async () => (await readIndex(store, quick.retry))?.entries[PATH],
+    /** What a fresh clone of the store reads at `PATH` after a pull. */
+    async freshCloneReads(): Promise<string | undefined> {
+      const c = await clone(store, "c");
+      await c.pullChanged();
+      return await read(c, PATH);
+    },
   };
-  return { store, a, b, afterIndexPut };
-}
-
-/**
- * `a` deletes `PATH` and pushes the deletion, `during` run just after that
- * push's index write; what `during` gave, or undefined if it never ran.
- */
-export async function withdrawWhile<T>(
-  { a, afterIndexPut }: { a: SyncService; afterIndexPut: (hook: () => Promise<void>) => void },
-  during: () => Promise<T>,
-): Promise<T | undefined> {
-  let got: T | undefined;
-  afterIndexPut(async () => {
-    got = await during();
-  });
-  await Deno.remove(`${a.cacheDir}/${PATH}`);
-  await a.markDirty({ relPath: PATH });
-  await a.pushChanged();
-  return got;
-}
-
-/** The entry the store's index holds for `PATH`. */
-export const indexEntry = async (store: InMemoryStore) =>
-  (await readIndex(store, quick.retry))?.entries[PATH];
-
-/** What a fresh clone of `store` reads at `PATH` after a pull. */
-export async function freshCloneReads(store: InMemoryStore): Promise<string | undefined> {
-  const c = await clone(store, "c");
-  await c.pullChanged();
-  return await read(c, PATH);
 }
