@@ -21,6 +21,33 @@ import type { Violation } from "./invariants.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
+/** Clone `clone` as a writer, counted as synced at `syncedVersion` with hash `synced`. */
+const view = (clone: number, syncedVersion?: string, synced?: string): WriterView => ({
+  clone,
+  synced: () => synced,
+  syncedVersion: () => syncedVersion,
+  theirs: () => undefined,
+  theirsVersion: () => undefined,
+  conflicted: () => false,
+});
+
+/** `direct` watched for lost updates of `edits`, the writer `who()` names, and what it found. */
+function watched(direct: InMemoryStore, edits: unknown[], who: () => WriterView) {
+  const violations: Violation[] = [];
+  const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+  const store = watchLostUpdates(direct, {
+    changes: { edits } as unknown as LocalChanges,
+    read: async (key) => (await direct.get(key).catch(() => null))?.body,
+    held: async (path) => (await direct.head(path))?.version,
+    indexHash: async (path) => (await readIndex(direct, retry))?.entries[path]?.h,
+    writer: who,
+    moving: () => false,
+    violate: (v) => void violations.push(v),
+    opId: () => 0,
+  });
+  return { store, violations };
+}
+
 Deno.test("I7: a late commit naming a version whose replacement's commit already landed is a loss, though the replacing writer had seen it", async () => {
   const direct = new InMemoryStore();
   const K = SHARED_FILES[0];
@@ -31,27 +58,8 @@ Deno.test("I7: a late commit naming a version whose replacement's commit already
     { path: K, hash: hashA, clone: 0, op: 1, how: "edit", seq: 1 },
     { path: K, hash: hashB, clone: 1, op: 2, how: "edit", seq: 2 },
   ];
-  const view = (clone: number, syncedVersion?: string, synced?: string): WriterView => ({
-    clone,
-    synced: () => synced,
-    syncedVersion: () => syncedVersion,
-    theirs: () => undefined,
-    theirsVersion: () => undefined,
-    conflicted: () => false,
-  });
   let who: WriterView = view(0);
-  const violations: Violation[] = [];
-  const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
-  const store = watchLostUpdates(direct, {
-    changes: { edits } as unknown as LocalChanges,
-    read: async (key) => (await direct.get(key).catch(() => null))?.body,
-    held: async (path) => (await direct.head(path))?.version,
-    indexHash: async (path) => (await readIndex(direct, retry))?.entries[path]?.h,
-    writer: () => who,
-    moving: () => false,
-    violate: (v) => void violations.push(v),
-    opId: () => 0,
-  });
+  const { store, violations } = watched(direct, edits, () => who);
   const now = new Date(0).toISOString();
   // c0 writes its edit and commits it.
   const v1 = (await store.put(K, enc("a's edit"), PutModes.create)).version;
@@ -86,27 +94,8 @@ Deno.test("I9: a writer replacing the committed version it wrote itself loses no
     { path: K, hash: hashB, clone: 0, op: 2, how: "edit", seq: 2 },
     { path: K, hash: hashC, clone: 1, op: 3, how: "edit", seq: 3 },
   ];
-  const view = (clone: number, syncedVersion?: string, synced?: string): WriterView => ({
-    clone,
-    synced: () => synced,
-    syncedVersion: () => syncedVersion,
-    theirs: () => undefined,
-    theirsVersion: () => undefined,
-    conflicted: () => false,
-  });
   let who: WriterView = view(0);
-  const violations: Violation[] = [];
-  const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
-  const store = watchLostUpdates(direct, {
-    changes: { edits } as unknown as LocalChanges,
-    read: async (key) => (await direct.get(key).catch(() => null))?.body,
-    held: async (path) => (await direct.head(path))?.version,
-    indexHash: async (path) => (await readIndex(direct, retry))?.entries[path]?.h,
-    writer: () => who,
-    moving: () => false,
-    violate: (v) => void violations.push(v),
-    opId: () => 0,
-  });
+  const { store, violations } = watched(direct, edits, () => who);
   const now = new Date(0).toISOString();
   const commit = async (v: string, h: string, base: string | null) =>
     (await store.put(
