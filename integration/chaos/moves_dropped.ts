@@ -37,44 +37,15 @@ export function insertDroppedDeletion(
   share: number,
 ): void {
   if (ops.length === 0 || clones < 3 || !rng.chance(share)) return;
-  let id = Math.max(...ops.map((o) => o.id)) + 1;
   const clone = rng.int(clones);
   const peer = (clone + rng.range(1, clones - 1)) % clones;
-  let machine = rng.int(clones);
-  while (machine === clone || machine === peer) machine = (machine + 1) % clones;
-  const file = rng.int(SHARED_FILES.length);
-  const gone = (file + rng.range(1, SHARED_FILES.length - 1)) % SHARED_FILES.length;
-  const tick = (lo: number, hi: number): Op => ({
-    id: id++,
-    kind: "tick",
-    n: rng.range(lo, hi),
-    pick: rng.int(2 ** 31),
-  });
-  // An odd id: a core-driven clone's sync with an even one, beside old
-  // clients, is a token command of the tool's, which pulls nothing.
-  const sync = (c: number): Op => {
-    if (id % 2 === 0) id++;
-    return { id: id++, kind: "sync", clone: c };
-  };
+  const { file, opening, nextId, tick, sync } = droppedEntry(ops, clones, rng, clone, peer);
   const block: Op[] = [
-    { id: id++, kind: "edit", clone: machine, file: gone, how: "push" },
-    tick(20, 40),
-    { id: id++, kind: "crash", clone: machine, at: "commit", queued: true },
-    { id: id++, kind: "delete", clone: machine, file: gone, how: "push" },
-    tick(20, 40),
-    // Past the TTL of the global lock the dead process held.
-    { id: id++, kind: "wait", ms: 31_000 },
-    tick(5, 20),
-    // Aimed: the scheduler goes on until the old client read the index.
-    { id: id++, kind: "oldpull", clone: machine, window: peer },
-    { id: id++, kind: "edit", clone, file, how: "push" },
-    tick(30, 60),
-    sync(peer),
-    tick(40, 80),
-    { id: id++, kind: "delete", clone, file, how: "hand" },
+    ...opening,
+    { id: nextId(), kind: "delete", clone, file, how: "hand" },
     sync(clone),
   ];
-  if (rng.chance(0.5)) block.push({ id: id++, kind: "bulk", clone });
+  if (rng.chance(0.5)) block.push({ id: nextId(), kind: "bulk", clone });
   block.push(tick(40, 80), sync(peer), tick(40, 80));
   insertAtStart(ops, block);
 }
@@ -103,9 +74,33 @@ export function insertDroppedEdit(
   // global lock, so the old client's write-back comes after that pull.
   const api = kinds.flatMap((k, i) => k === "api" ? [i] : []);
   if (api.length === 0) return;
-  let id = Math.max(...ops.map((o) => o.id)) + 1;
   const peer = api[rng.int(api.length)];
   const clone = (peer + rng.range(1, clones - 1)) % clones;
+  const { file, opening, nextId, tick, sync } = droppedEntry(ops, clones, rng, clone, peer);
+  insertAtStart(ops, [
+    ...opening,
+    // The peer's edit, pushed before any pull of its saw the drop.
+    { id: nextId(), kind: "edit", clone: peer, file, how: "push", dropped: true },
+    tick(40, 80),
+    sync(clone),
+    tick(40, 80),
+    sync(peer),
+    tick(40, 80),
+  ]);
+}
+
+/**
+ * What both moves open with, their ids after every op in `ops`: a third
+ * clone (neither `clone` nor `peer`), the old client's machine, pushes a
+ * shared file, then, armed to crash at `commit`, deletes it and pushes it
+ * by name; past the TTL of the global lock its dead process held, the old
+ * client's pull there stops before its write-back until the peer's next
+ * command, while `clone` pushes another shared file, `file`, new, and the
+ * peer syncs. With the id counter and the tick and sync ops the rest of the
+ * move draws from it.
+ */
+function droppedEntry(ops: Op[], clones: number, rng: Rng, clone: number, peer: number) {
+  let id = Math.max(...ops.map((o) => o.id)) + 1;
   let machine = rng.int(clones);
   while (machine === clone || machine === peer) machine = (machine + 1) % clones;
   const file = rng.int(SHARED_FILES.length);
@@ -122,7 +117,7 @@ export function insertDroppedEdit(
     if (id % 2 === 0) id++;
     return { id: id++, kind: "sync", clone: c };
   };
-  insertAtStart(ops, [
+  const opening: Op[] = [
     { id: id++, kind: "edit", clone: machine, file: gone, how: "push" },
     tick(20, 40),
     { id: id++, kind: "crash", clone: machine, at: "commit", queued: true },
@@ -137,12 +132,6 @@ export function insertDroppedEdit(
     tick(30, 60),
     sync(peer),
     tick(40, 80),
-    // The peer's edit, pushed before any pull of its saw the drop.
-    { id: id++, kind: "edit", clone: peer, file, how: "push", dropped: true },
-    tick(40, 80),
-    sync(clone),
-    tick(40, 80),
-    sync(peer),
-    tick(40, 80),
-  ]);
+  ];
+  return { file, opening, nextId: () => id++, tick, sync };
 }
