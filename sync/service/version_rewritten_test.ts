@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { InMemoryStore, peerPush, waitFor } from "../../packages/testing/mod.ts";
-import { clone, put, read, stopsAtDownload } from "./clone_kit.ts";
+import { clone, pastDanglingGrace, put, read, stopsAtDownload } from "./clone_kit.ts";
 import type { WarningEvent } from "../events.ts";
 import { VERSION_REWRITTEN } from "./pull_aside.ts";
 
@@ -161,4 +161,41 @@ Deno.test("resolve --mine of a path classifierRules class as `other` is not refu
   assert.ok(!(r instanceof Error), `refused: ${r instanceof Error ? r.message : ""}`);
   assert.equal(r.resolved, true);
   assert.equal(store.peekText(RAW), "b's bytes");
+});
+
+/**
+ * `b` synced RAW as `a` published it; another tool deleted its object, and
+ * a pull past the dangling-entry grace removed its entry: `b` keeps its copy
+ * at the path, as the last one, in a conflict. Another Sluice client then
+ * publishes the version again with other bytes (nothing was there): the
+ * copy kept is set aside as any synced copy of a rewritten version is, and
+ * the datastore's taken, the conflict kept for `--theirs`. Kept in place, the
+ * acknowledged version was not in the cache until its user resolved.
+ */
+Deno.test("a copy kept over the datastore's loss of its data version is set aside when another writer publishes the version again", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, RAW, "sluice's version 2");
+  await a.pushChanged();
+  await b.pullChanged();
+  await store.delete(RAW); // outside Sluice
+  const c = await clone(store, "c");
+  await pastDanglingGrace(c);
+  await c.pullChanged();
+  const kept = await b.pullChanged();
+  assert.deepEqual(kept.lost, [RAW]);
+  assert.equal(await read(b, RAW), "sluice's version 2", "the last copy is kept");
+  const d = await clone(store, "d");
+  await put(d, RAW, "another run's version 2");
+  await d.pushChanged();
+  const r = await b.pullChanged();
+  assert.deepEqual(r.conflicts, [RAW]);
+  assert.equal(await read(b, RAW), "another run's version 2", "the datastore's copy is taken");
+  const rec = b.conflicts().find((x) => x.path === RAW);
+  assert.match(rec?.mine?.location ?? "", /^\.sluice\/set-aside\//);
+  assert.equal(await read(b, rec!.mine!.location), "sluice's version 2", "the kept copy stays");
+  const settled = await b.resolveConflict(RAW, "theirs");
+  assert.equal(settled.resolved, true);
+  assert.equal(await read(b, RAW), "another run's version 2");
 });
