@@ -32,6 +32,7 @@ import {
 import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "./conflicts.ts";
 import { pullConflictWarning } from "./pull_warnings.ts";
 import { setAsideAsLost } from "./set_aside_lost.ts";
+import { LOST_REASON } from "./vanished_record.ts";
 import type { HeldConflict, PullAsides } from "./pull_aside.ts";
 import type { localSide } from "./pull_local.ts";
 import type { PullDeps } from "./pull.ts";
@@ -270,6 +271,12 @@ function setAsideSynced(
   return !!mine && mine.location !== path && mine.hash === hash;
 }
 
+/** True when `open` keeps at `path` the copy synced here (`hash`) of a file the datastore lost. */
+function keptAsLost(open: ConflictRecord | undefined, path: string, hash: string): boolean {
+  return !!open && open.reason === LOST_REASON && open.mine?.location === path &&
+    open.mine.hash === hash;
+}
+
 /** Decides what the pull fetches (see the module). */
 export async function planFetches(input: PlanInput): Promise<FetchPlan> {
   const { deps, prefixes, entries, dirty, conflict, ownWriteOver, agreed, asides, deferred } =
@@ -384,6 +391,20 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       here.changed && !local && synced && rewritten(path, synced, e) &&
       setAsideSynced(state.conflicts.get(path)?.mine, path, synced.hash) && !cache.exists(path)
     ) {
+      todo.push([path, e, null]);
+      continue;
+    }
+    // A data version this cache synced, kept here as the last copy over the
+    // datastore's loss of it (its conflict names it at the path, the synced
+    // bytes unchanged), that another writer has published again with other
+    // bytes: no change made here, so set aside as any synced copy of a
+    // rewritten version is, and the datastore's taken (chaos seed 208900294).
+    if (
+      here.changed && local && synced && local.hash === synced.hash &&
+      rewritten(path, synced, e) && keptAsLost(state.conflicts.get(path), path, synced.hash)
+    ) {
+      const mine = { hash: synced.hash, size: synced.size };
+      await setAsideInConflict(path, mine, e, REWRITTEN_WHY, VERSION_REWRITTEN_REASON, true);
       todo.push([path, e, null]);
       continue;
     }
