@@ -4163,3 +4163,19 @@ Deno.test("chaos regression: a pull after one that crashed between a rewritten v
     '{"seed":208900072,"clones":5,"absentOnError":true,"kinds":["core","api","api","core-single-phase","api"],"skewMs":[0,81925,0,0,0],"ops":[{"id":55,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":56,"kind":"tick","n":26,"pick":1184305082},{"id":57,"kind":"vanish","file":0,"run":55,"whole":true},{"id":58,"kind":"run","clone":4,"model":1,"data":1,"workMs":0},{"id":61,"kind":"tick","n":16,"pick":1468107197},{"id":62,"kind":"delete","clone":4,"file":0,"how":"hand","run":58},{"id":63,"kind":"wait","ms":960000},{"id":67,"kind":"run","clone":4,"model":1,"data":1,"workMs":0},{"id":68,"kind":"tick","n":47,"pick":441860991},{"id":52,"kind":"sibling","clone":3,"how":"dies","workMs":45000},{"id":53,"kind":"run","clone":3,"model":1,"data":1,"workMs":0},{"id":6,"kind":"sync","clone":2},{"id":8,"kind":"tick","n":17,"pick":1429661869},{"id":9,"kind":"crash","clone":2}]}',
   );
 });
+
+/**
+ * I1 (seed 208900294, shrunk): c3 published m0/log version 1; another tool
+ * deleted its objects, and a pull past the dangling-entry grace removed the
+ * entries, recording them lost. c1, a copy of c3's cache (state and all),
+ * kept its synced copy at the path as the last one, in a conflict. c2 then
+ * published version 1 again with other bytes, acknowledged; c1's final pull
+ * took the kept copy for a change made here and kept it in place, so c1 did
+ * not hold c2's version after the final sync. A pull now sets such a copy
+ * aside, as any synced copy of a rewritten version, and takes the datastore's.
+ */
+Deno.test("chaos regression: a copy kept over the datastore's loss of its data version is set aside when the version is published again (I1, seed 208900294)", async () => {
+  await clean(
+    '{"seed":208900294,"clones":5,"kinds":["api","api","core","api","core"],"ops":[{"id":124,"kind":"tick","n":33,"pick":880738454},{"id":94,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":95,"kind":"tick","n":30,"pick":294001796},{"id":96,"kind":"vanish","file":0,"run":94,"whole":true},{"id":97,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":100,"kind":"tick","n":51,"pick":1253707030},{"id":101,"kind":"delete","clone":4,"file":0,"how":"hand","run":97},{"id":102,"kind":"wait","ms":960000},{"id":109,"kind":"tick","n":57,"pick":389636594},{"id":110,"kind":"sync","clone":4},{"id":59,"kind":"tick","n":20,"pick":2066605189},{"id":88,"kind":"copy","clone":1,"from":3},{"id":91,"kind":"sync","clone":1},{"id":92,"kind":"tick","n":38,"pick":19607232},{"id":20,"kind":"run","clone":0,"model":0,"data":0,"workMs":1000},{"id":21,"kind":"run","clone":2,"model":0,"data":1,"workMs":15000},{"id":22,"kind":"tick","n":21,"pick":507928267},{"id":23,"kind":"resolve","clone":4,"pick":4,"how":"mine"}]}',
+  );
+});
