@@ -38,7 +38,8 @@ import { type PullResult, UNCOMMITTED_WARNINGS } from "./pull_result.ts";
 
 export { pullLeftBehind, type PullResult } from "./pull_result.ts";
 export { under } from "./pull_plan.ts";
-import { conflictRecorder, inTheWay, ownWriteChecker, planFetches, under } from "./pull_plan.ts";
+import { inTheWay, ownWriteChecker, planFetches, under } from "./pull_plan.ts";
+import { conflictRecorder } from "./pull_conflict_recorder.ts";
 import { directoriesOf } from "../paths.ts";
 import { removeDangling } from "./dangling_entries.ts";
 import { clearRecordedTemps } from "./left_temps.ts";

@@ -1,7 +1,7 @@
 /**
  * What a pull fetches: each entry that changed on the datastore since this
  * cache synced it, unless the copy here changed too (a conflict, recorded
- * by {@link conflictRecorder}) or holds this cache's own write cut off
+ * by `conflictRecorder` of `pull_conflict_recorder.ts`) or holds this cache's own write cut off
  * before its commit (kept for the push). A copy here this cache never
  * synced is set aside first. `pull.ts` runs the fetches.
  *
@@ -16,7 +16,6 @@ import {
   namesHighestListed,
 } from "../marker_numbers.ts";
 import { withRetry } from "../retry.ts";
-import { shownStatePath } from "../transfer/cache.ts";
 import type { FileIdentity } from "../transfer/file_identity.ts";
 import { CopyVanishedError } from "../transfer/cache_state.ts";
 import { marksElsewhere, underMarks } from "./pull_elsewhere.ts";
@@ -30,10 +29,10 @@ import {
   WRITER_METADATA,
 } from "../transfer/writer_id.ts";
 import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "./conflicts.ts";
-import { pullConflictWarning } from "./pull_warnings.ts";
+import type { RecordConflict } from "./pull_conflict_recorder.ts";
 import { setAsideAsLost } from "./set_aside_lost.ts";
 import { LOST_REASON } from "./vanished_record.ts";
-import type { HeldConflict, PullAsides } from "./pull_aside.ts";
+import type { PullAsides } from "./pull_aside.ts";
 import type { localSide } from "./pull_local.ts";
 import type { PullDeps } from "./pull.ts";
 
@@ -57,68 +56,6 @@ export function inTheWay(
     if (!cache.holdsDirectory(above)) return above;
   }
   return cache.holdsDirectory(path) ? `${path}/` : undefined;
-}
-
-/** Records a conflict in `found`, and tells of it now, or (`later`) by the `tell` returned. */
-export type RecordConflict = (
-  path: string,
-  mine: ConflictRecord["mine"],
-  theirs: IndexEntry | null,
-  reason: string,
-  later?: boolean,
-) => HeldConflict;
-
-/**
- * The {@link RecordConflict} of a pull: each conflict is told of once per
- * version of theirs (`pull_conflict`), not at every pull.
- */
-export function conflictRecorder(deps: PullDeps, found: ConflictRecord[]): RecordConflict {
-  const { cache, state, events } = deps;
-  const warnConflict = (
-    path: string,
-    mine: ConflictRecord["mine"],
-    theirs: IndexEntry | null,
-    taken: boolean,
-    reason?: string,
-  ) =>
-    events.emit(
-      "warning",
-      pullConflictWarning(
-        path,
-        mine,
-        theirs,
-        taken,
-        reason,
-        (l) => shownStatePath(cache.dir, cache.stateDir, l),
-        mine === null && cache.holdsDirectory(path),
-      ),
-    );
-  return (path, mine, theirs, reason, later = false) => {
-    // A record that names your copy set aside (a resolution that moved it
-    // there and stopped before its synced version was forgotten), the path
-    // empty here: still that copy, never a deletion made here.
-    const before = state.conflicts.get(path)?.mine;
-    if (mine === null && before && before.location !== path && !deps.cache.exists(path)) {
-      mine = before;
-    }
-    const rec: ConflictRecord = {
-      path,
-      mine,
-      theirs: theirs ? { version: theirs.v, hash: theirs.h, size: theirs.s } : null,
-      base: state.synced(path)?.version,
-      foundBy: "pull",
-      at: (deps.now ?? Date.now)(),
-      reason,
-    };
-    const known = state.conflicts.get(path);
-    found.push(rec);
-    const told = known && known.theirs?.version === rec.theirs?.version;
-    const tell = (taken: boolean) => {
-      if (!told) warnConflict(path, mine, theirs, taken, reason);
-    };
-    if (!later) tell(true);
-    return { rec, tell };
-  };
 }
 
 /**
