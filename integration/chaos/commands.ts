@@ -727,6 +727,15 @@ export function oldPullCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpull
           const held = await env.storeRead?.(w.path);
           if (env.storeRead && !sameBytes(held, w.bytes)) env.truth.oldPullMetGone.add(w.path);
         }
+        // A run's version the store holds that its index leaves out (a
+        // commit it dropped, or one not landed yet: see
+        // `GroundTruth.oldPullRunsUnnamed`).
+        for (const f of env.truth.runs.flatMap((r) => r.files)) {
+          if (Object.hasOwn(wrote, f.path) || !env.storeRead) continue;
+          if (sameBytes(await env.storeRead(f.path), f.bytes)) {
+            env.truth.oldPullRunsUnnamed.add(f.path);
+          }
+        }
         // A Sluice write its index leaves out (a commit it dropped).
         const unnamed = await env.sluiceUnnamed?.(wrote) ?? [];
         for (const p of unnamed) env.truth.oldPullUnnamed.add(p);

@@ -196,6 +196,10 @@ export class World extends WorldCommands {
       this.clones.map((c) => c.dir),
       (key) => leftByCopy.has(key),
       (clone, path, bytes) => this.editedInConflict(clone, path, bytes),
+      async (clone, path, bytes) => {
+        const c = this.clones[clone].svc.conflicts().find((x) => x.path === path);
+        return c?.mine?.location === path && c.theirs?.hash === await sha256Hex(bytes);
+      },
     );
     for (const slot of this.clones) {
       await this.checkLocal(slot);

@@ -425,6 +425,14 @@ export class GroundTruth {
    */
   readonly oldPullUnnamed = new Set<string>();
   /**
+   * Files of runs' versions the store held that an old client's pull wrote
+   * an index over without (`oldpull` moves): a commit it dropped, which its
+   * writer's next pull names again (`index_entry_dropped`); meanwhile a
+   * run of another clone numbered from that index may make the same
+   * version (see `checkFinal`).
+   */
+  readonly oldPullRunsUnnamed = new Set<string>();
+  /**
    * Paths of old clients' writes of a refused run's bytes (`oldsame` moves)
    * that an old client's pull wrote an index over without their entry: on a
    * store whose versions are ETags, the run's erasure deletes such a write
@@ -970,27 +978,57 @@ export class GroundTruth {
     }
   }
 
+  /**
+   * True when clone `clone` holds at `f.path` the bytes of a run of its own
+   * that did not succeed, in an open conflict naming `f`'s bytes as theirs,
+   * and an old client's pull wrote an index over without `f.path` while the
+   * store held it (`oldPullRunsUnnamed`: a commit of run `r` it dropped,
+   * README's old-client limits): a run of the clone
+   * numbered from that index made the same version, its push found `r`'s
+   * upload uncommitted in the way, and `r`'s writer named it again only at
+   * the final sync, whose pull kept the clone's own version in a conflict
+   * (a data version is never written over). Seed 209700114.
+   */
+  async #ownRunAtDropped(
+    r: RunRecord,
+    f: RunFile,
+    clone: number,
+    dir: string,
+    theirsInConflict: (clone: number, path: string, bytes: Uint8Array) => Promise<boolean>,
+  ): Promise<boolean> {
+    if (!this.oldPullRunsUnnamed.has(f.path) || r.clone === clone) return false;
+    const here = await readCacheFile(dir, f.path);
+    const own = this.runs.some((o) =>
+      o.clone === clone && o.outcome !== "success" &&
+      o.files.some((g) => g.path === f.path && sameBytes(g.bytes, here))
+    );
+    return own && await theirsInConflict(clone, f.path, f.bytes);
+  }
+
   /** Files of acknowledged runs that I1 checks on a clone after the final resolution. */
   readonly #afterResolution: {
     run: RunRecord;
     path: string;
     bytes: Uint8Array;
     clone: number;
+    /** What held the run's bytes back there at the final sync. */
+    met: string;
   }[] = [];
 
   /**
-   * I1 for the files `checkFinal` found a user's edit in conflict at: the
+   * I1 for the files `checkFinal` found a user's edit, or a run of the
+   * clone's own at that version (see `checkFinal`), in conflict at: the
    * final resolution (`--mine`, refused for a data version another writer
    * published, then `--theirs` or the pull its refusal names) must have
    * brought the run's bytes there.
    */
   async checkAfterResolution(cacheDirs: readonly string[]): Promise<void> {
-    for (const { run: r, path, bytes, clone } of this.#afterResolution) {
+    for (const { run: r, path, bytes, clone, met } of this.#afterResolution) {
       if (sameBytes(await readCacheFile(cacheDirs[clone], path), bytes)) continue;
       this.violate({
         invariant: "I1",
         message:
-          `run #${r.op} (c${r.clone}) reported success, but after the final resolution of the conflict its user's edit there met, clone c${clone} does not hold its ${path}`,
+          `run #${r.op} (c${r.clone}) reported success, but after the final resolution of the conflict ${met} there met, clone c${clone} does not hold its ${path}`,
         afterOp: -1,
       });
     }
@@ -1034,6 +1072,8 @@ export class GroundTruth {
     leftForGood: (key: string) => boolean = () => false,
     editedInConflict: (clone: number, path: string, bytes: Uint8Array) => Promise<boolean> = () =>
       Promise.resolve(false),
+    theirsInConflict: (clone: number, path: string, bytes: Uint8Array) => Promise<boolean> = () =>
+      Promise.resolve(false),
   ): Promise<number> {
     const afterOp = -1;
     let spared = 0;
@@ -1052,7 +1092,11 @@ export class GroundTruth {
           // theirs: never written over; checked again after the final
           // resolution (see `checkAfterResolution`).
           if (await editedInConflict(i, f.path, f.bytes)) {
-            this.#afterResolution.push({ run: r, path: f.path, bytes: f.bytes, clone: i });
+            const met = "its user's edit";
+            this.#afterResolution.push({ run: r, path: f.path, bytes: f.bytes, clone: i, met });
+          } else if (await this.#ownRunAtDropped(r, f, i, cacheDirs[i], theirsInConflict)) {
+            const met = "a run of its own at that version";
+            this.#afterResolution.push({ run: r, path: f.path, bytes: f.bytes, clone: i, met });
           } else missing.push(`clone c${i}`);
         }
         if (missing.length > 0) {

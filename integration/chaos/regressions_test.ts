@@ -4179,3 +4179,24 @@ Deno.test("chaos regression: a copy kept over the datastore's loss of its data v
     '{"seed":208900294,"clones":5,"kinds":["api","api","core","api","core"],"ops":[{"id":124,"kind":"tick","n":33,"pick":880738454},{"id":94,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":95,"kind":"tick","n":30,"pick":294001796},{"id":96,"kind":"vanish","file":0,"run":94,"whole":true},{"id":97,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":100,"kind":"tick","n":51,"pick":1253707030},{"id":101,"kind":"delete","clone":4,"file":0,"how":"hand","run":97},{"id":102,"kind":"wait","ms":960000},{"id":109,"kind":"tick","n":57,"pick":389636594},{"id":110,"kind":"sync","clone":4},{"id":59,"kind":"tick","n":20,"pick":2066605189},{"id":88,"kind":"copy","clone":1,"from":3},{"id":91,"kind":"sync","clone":1},{"id":92,"kind":"tick","n":38,"pick":19607232},{"id":20,"kind":"run","clone":0,"model":0,"data":0,"workMs":1000},{"id":21,"kind":"run","clone":2,"model":0,"data":1,"workMs":15000},{"id":22,"kind":"tick","n":21,"pick":507928267},{"id":23,"kind":"resolve","clone":4,"pick":4,"how":"mine"}]}',
   );
 });
+
+/**
+ * I1 (seed 209700114, shrunk to 35 operations; the checker's, an old
+ * client's limit): c0's run published m1/log version 2 under the global
+ * lock while an old client's pull on c2, holding the index it read before
+ * that commit, met an object gone and wrote that index back, dropping the
+ * version's entries (README's old-client limits). c2's next run numbered
+ * from that index made version 2 too; its push found c0's upload named by
+ * no index (an uncommitted write in the way) and left its own dirty. At the
+ * final sync c0's pull named its version again (`index_entry_dropped`), and
+ * c2's pull kept its own version in a conflict, as a data version is never
+ * written over: c2 held c0's bytes only after the final resolution
+ * (`--mine` refused, theirs taken). I1 now checks such a clone after that
+ * resolution, only where an old client's pull wrote an index without the
+ * run's file while the store held it.
+ */
+Deno.test("chaos regression: a run's version an old client's pull dropped, made again by a peer's run, is held after the final resolution (I1, seed 209700114)", async () => {
+  await clean(
+    '{"seed":209700114,"clones":5,"kinds":["core-single-phase","api","api","api","core"],"oldClients":true,"etag":true,"reusedLocks":true,"setAsideFlaky":true,"ops":[{"id":2,"kind":"run","clone":1,"model":1,"data":0,"workMs":15000,"same":true},{"id":4,"kind":"tick","n":23,"pick":968625014},{"id":8,"kind":"run","clone":2,"model":1,"data":0,"workMs":45000,"same":true},{"id":81,"kind":"tick","n":59,"pick":2076879076},{"id":82,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":83,"kind":"tick","n":22,"pick":938672651},{"id":84,"kind":"sync","clone":1},{"id":85,"kind":"tick","n":30,"pick":717295772},{"id":86,"kind":"sync","clone":1},{"id":10,"kind":"run","clone":3,"model":1,"data":1,"workMs":45000,"streamed":true},{"id":38,"kind":"oldpush","clone":0,"file":0},{"id":12,"kind":"breakglass","model":1},{"id":13,"kind":"tick","n":1,"pick":651523729},{"id":14,"kind":"breakglass","model":1},{"id":15,"kind":"adopt","clone":2,"file":0},{"id":47,"kind":"sibling","clone":1,"how":"dies","workMs":15000},{"id":48,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":22,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":23,"kind":"run","clone":0,"model":1,"data":1,"workMs":15000},{"id":40,"kind":"oldpush","clone":1},{"id":44,"kind":"sibling","clone":2,"how":"push","workMs":5000},{"id":45,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":46,"kind":"tick","n":80,"pick":1488300713},{"id":25,"kind":"edit","clone":1,"file":4,"how":"hand-tick"},{"id":26,"kind":"tick","n":17,"pick":1416735766},{"id":27,"kind":"tick","n":40,"pick":687928743},{"id":42,"kind":"oldpull","clone":2},{"id":61,"kind":"tick","n":20,"pick":1981435943},{"id":62,"kind":"sync","clone":4},{"id":63,"kind":"torn","clone":4,"file":0,"pick":285584606},{"id":64,"kind":"tick","n":42,"pick":1335538759},{"id":65,"kind":"crash","clone":4},{"id":66,"kind":"delete","clone":1,"file":5,"how":"push"},{"id":39,"kind":"oldpush","clone":3,"file":4,"del":true},{"id":32,"kind":"run","clone":2,"model":1,"data":1,"workMs":1000,"same":true}]}',
+  );
+});
