@@ -8,18 +8,17 @@
  */
 import {
   AbortedError,
-  AlreadyExistsError,
   NotFoundError,
   NotImplementedError,
   PreconditionFailedError,
 } from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
-import { type ObjectStore, PutModes } from "../sync/ports.ts";
+import type { ObjectStore } from "../sync/ports.ts";
 import { type IndexEntry, readIndex } from "../sync/transfer/remote_index.ts";
 import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
-import { putBackAndName } from "../sync/transfer/put_back.ts";
 import type { UploadRef } from "./erasure_journal.ts";
+import { putBackErased } from "./erasure_put_back.ts";
 
 /** One attempt: a failed read leaves the deletions pending for the next push. */
 const ONE_TRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
@@ -114,7 +113,7 @@ export async function deleteUploads(
   // took is put back before the next delete, not after the last.
   const beside = Object.values(named).some(isUnversioned);
   const restore = async (u: UploadRef, entry: IndexEntry) => {
-    const restored = await putBack(store, u, entry, bytesOf, signal, concurrency)
+    const restored = await putBackErased(store, u, entry, bytesOf, signal, concurrency)
       .catch(() => false);
     if (restored) out.restored.push(u.path);
     else out.pending.push(u);
@@ -218,44 +217,4 @@ export async function deleteUploads(
     else out.kept.push(u.path);
   }
   return out;
-}
-
-/**
- * Puts back the bytes of an object a peer's entry names (deleted by this
- * erasure, or gone): only bytes whose hash is the entry's, created only where
- * nothing is, and named in place of the gone version only while the entry
- * still names it. True when the entry names the new object, or names
- * something else by now (a later writer's, left as it is), or is gone (a
- * deletion committed since, which stands). Its index update makes at most
- * `concurrency` requests at once, as the erasure's reads do: with 1, the
- * touched shards are read before the index write, not beside it.
- */
-async function putBack(
-  store: ObjectStore,
-  u: UploadRef,
-  entry: IndexEntry,
-  bytesOf: (path: string) => Promise<Uint8Array | null>,
-  signal: AbortSignal | undefined,
-  concurrency: number,
-): Promise<boolean> {
-  const bytes = await bytesOf(u.path);
-  if (!bytes || (entry.h !== "" && await sha256Hex(bytes) !== entry.h)) return false;
-  if (isUnversioned(entry)) {
-    // Another client's entry names no version: the bytes put back where
-    // nothing is are what it names (anything there by then is a later write).
-    try {
-      await store.put(u.path, bytes, PutModes.create, { signal });
-    } catch (e) {
-      if (!(e instanceof AlreadyExistsError || e instanceof PreconditionFailedError)) throw e;
-    }
-    return true;
-  }
-  const done = await putBackAndName(store, u.path, bytes, { v: u.version, h: entry.h }, {
-    retry: ONE_TRY,
-    signal,
-    concurrency,
-  });
-  // Named, or left to another writer's object or to a commit since: done;
-  // what refused it gone before it could be read: looked at again.
-  return done.kind !== "vanished";
 }
