@@ -199,19 +199,25 @@ function rewritten(
   return e.h ? e.h !== synced.hash : e.s !== synced.size;
 }
 
-/** True when `mine` names a copy of `path` set aside elsewhere, holding the bytes this cache synced (`hash`). */
-function setAsideSynced(
-  mine: { location: string; hash: string } | null | undefined,
+/**
+ * Where the copy of a data version this cache synced (`hash`) stands, with
+ * no change of this cache's, when an open conflict (`open`) names it: set
+ * aside elsewhere by a pull stopped before its download, the path empty
+ * (`"aside"`), or kept in place as the last copy over the datastore's loss
+ * of it, the synced bytes unchanged (`"here"`); undefined otherwise (a
+ * change made here, left to the conflict).
+ */
+function syncedCopyLeft(
+  open: ConflictRecord | undefined,
   path: string,
   hash: string,
-): boolean {
-  return !!mine && mine.location !== path && mine.hash === hash;
-}
-
-/** True when `open` keeps at `path` the copy synced here (`hash`) of a file the datastore lost. */
-function keptAsLost(open: ConflictRecord | undefined, path: string, hash: string): boolean {
-  return !!open && open.reason === LOST_REASON && open.mine?.location === path &&
-    open.mine.hash === hash;
+  local: { hash: string } | null | undefined,
+  exists: boolean,
+): "aside" | "here" | undefined {
+  const mine = open?.mine;
+  if (!mine || mine.hash !== hash) return undefined;
+  if (mine.location !== path) return !local && !exists ? "aside" : undefined;
+  return open!.reason === LOST_REASON && local?.hash === hash ? "here" : undefined;
 }
 
 /** Decides what the pull fetches (see the module). */
@@ -321,27 +327,18 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
     const here = await probeHere(path);
     if (!here) continue;
     let { local } = here;
-    // A rewritten data version whose copy a pull set aside (its conflict
-    // names it) and stopped before the download: empty for that, not deleted
-    // here. Fetched now, as that pull would have; the conflict stays open.
-    if (
-      here.changed && !local && synced && rewritten(path, synced, e) &&
-      setAsideSynced(state.conflicts.get(path)?.mine, path, synced.hash) && !cache.exists(path)
-    ) {
-      todo.push([path, e, null]);
-      continue;
-    }
-    // A data version this cache synced, kept here as the last copy over the
-    // datastore's loss of it (its conflict names it at the path, the synced
-    // bytes unchanged), that another writer has published again with other
-    // bytes: no change made here, so set aside as any synced copy of a
-    // rewritten version is, and the datastore's taken (chaos seed 208900294).
-    if (
-      here.changed && local && synced && local.hash === synced.hash &&
-      rewritten(path, synced, e) && keptAsLost(state.conflicts.get(path), path, synced.hash)
-    ) {
-      const mine = { hash: synced.hash, size: synced.size };
+    // A rewritten data version whose synced copy no change here touched (see
+    // `syncedCopyLeft`): fetched as the rewrite is, the conflict kept open for
+    // `resolve --theirs`; a copy kept in place is set aside first, as any
+    // synced copy of a rewritten version is (chaos seeds 208900072, 208900294).
+    const left = here.changed && synced && rewritten(path, synced, e)
+      ? syncedCopyLeft(state.conflicts.get(path), path, synced.hash, local, cache.exists(path))
+      : undefined;
+    if (left === "here") {
+      const mine = { hash: synced!.hash, size: synced!.size };
       await setAsideInConflict(path, mine, e, REWRITTEN_WHY, VERSION_REWRITTEN_REASON, true);
+    }
+    if (left) {
       todo.push([path, e, null]);
       continue;
     }
