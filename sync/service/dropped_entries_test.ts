@@ -122,6 +122,37 @@ Deno.test("after a pull kept a dropped entry, an edit or a deletion made here is
   }
 });
 
+/**
+ * A second pull before that push (a refused run's refresh, say; a peer's
+ * commit in between has it read the index again) meets the entry still
+ * dropped and the copy here changed since: no deletion there (the
+ * store still holds the synced version), so no conflict with one; the edit
+ * stays for the push (chaos seed 210400008: a `latest` marker reset here by a
+ * refused run's erasure was held as "changed here, deleted on the datastore",
+ * and its put-back object stood named by no index).
+ */
+Deno.test("a dropped entry kept by a pull and edited here since is no conflict at the next pull: the push publishes the edit", async () => {
+  const { store, a, path } = await lost("dropped");
+  assert.deepEqual((await a.pullChanged()).dropped, [path]);
+  await a.cache.write(path, enc("edited between two pulls\n"));
+  await a.markDirty({ relPath: path });
+  const peer = await clone(store, "peer");
+  await commit(peer, "notes/peer.txt", "peer\n");
+  const again = await a.pullChanged();
+  assert.deepEqual(again.conflicts, [], JSON.stringify(again));
+  assert.deepEqual(a.conflicts(), []);
+  assert.deepEqual(again.dropped, [path]);
+  assert.deepEqual(again.fetched, ["notes/peer.txt"]);
+  assert.equal(await Deno.readTextFile(`${a.cacheDir}/${path}`), "edited between two pulls\n");
+  const pushed = await a.pushChanged();
+  assert.deepEqual(pushed.uploaded, [path], JSON.stringify(pushed));
+  assert.deepEqual(pushed.conflicts, []);
+  assert.equal(store.peekText(path), "edited between two pulls\n");
+  const b = await clone(store, "b");
+  await b.pullChanged();
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${path}`), "edited between two pulls\n");
+});
+
 Deno.test("a pull whose check of a vanished entry fails keeps what it fetched and the conflicts it found", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");

@@ -3,9 +3,11 @@
  * is unchanged here was deleted on the datastore (or its entry dropped by
  * another client: a file the store still holds at the synced version is
  * kept, and named again by the next push). A file changed here is a
- * conflict; one deleted here too agrees (unless its entry was dropped: the
- * store still holds the synced version, and the deletion here stays a local
- * one, its record kept, deleted on the datastore only by a push of its name);
+ * conflict (unless its entry was dropped: the change is left to the push,
+ * which writes it over the synced version); one deleted here too agrees
+ * (unless its entry was dropped: the store still holds the synced version,
+ * and the deletion here stays a local one, its record kept, deleted on the
+ * datastore only by a push of its name);
  * a data version this cache's push created is kept, a conflict (its copy here
  * may be the only one). Each is removed only while it is what the pull
  * looked at: an edit saved in between is kept, a conflict.
@@ -76,6 +78,8 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<string[]> {
   const gone: string[] = [];
   // Synced files deleted here that the index no longer names.
   const bothGone: string[] = [];
+  // Synced files changed here that the index no longer names, with their copies.
+  const changedHere = new Map<string, NonNullable<ConflictRecord["mine"]>>();
   // What was at each when it was found unchanged, checked again at its removal.
   const seenAt = new Map<string, FileIdentity | undefined>();
   for (const path of state.syncedPaths()) {
@@ -102,7 +106,7 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<string[]> {
         // agree, unless the datastore's entry was dropped (below).
         bothGone.push(path);
       } else if (local) {
-        r.conflict(path, { location: path, ...local }, "changed here, deleted on the datastore");
+        changedHere.set(path, { location: path, ...local });
       }
       continue;
     }
@@ -117,10 +121,20 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<string[]> {
   // A deletion removes the object first: one still here at the synced
   // version had its entry dropped, not its file deleted (one HEAD each).
   const held = new Set<string>();
-  await keeping(pMap([...gone, ...bothGone], async (path) => {
+  await keeping(pMap([...gone, ...bothGone, ...changedHere.keys()], async (path) => {
     const synced = state.synced(path);
     if (synced && await heldAsSynced(deps, path, synced.version)) held.add(path);
   }, { concurrency: config.concurrency, signal }));
+  // Changed here, its entry dropped: no deletion to be in conflict with. The
+  // change stays for the push, which writes it over the synced version as
+  // any other, the entry named again so (taken for a conflict with a
+  // deletion, the object stood on the store named by no index: chaos seed
+  // 210400008, a marker a refused run's erasure reset here after a pull had
+  // kept its dropped entry). Else a conflict with the deletion.
+  for (const [path, mine] of changedHere) {
+    if (held.has(path)) result.dropped.push(path);
+    else r.conflict(path, mine, "changed here, deleted on the datastore");
+  }
   // Deleted here (or replaced by a directory of its name), its entry
   // dropped: the datastore did not delete it, and taken for a deletion on
   // both sides, the object would stand there for good, named by no index,
