@@ -4200,3 +4200,23 @@ Deno.test("chaos regression: a run's version an old client's pull dropped, made 
     '{"seed":209700114,"clones":5,"kinds":["core-single-phase","api","api","api","core"],"oldClients":true,"etag":true,"reusedLocks":true,"setAsideFlaky":true,"ops":[{"id":2,"kind":"run","clone":1,"model":1,"data":0,"workMs":15000,"same":true},{"id":4,"kind":"tick","n":23,"pick":968625014},{"id":8,"kind":"run","clone":2,"model":1,"data":0,"workMs":45000,"same":true},{"id":81,"kind":"tick","n":59,"pick":2076879076},{"id":82,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":83,"kind":"tick","n":22,"pick":938672651},{"id":84,"kind":"sync","clone":1},{"id":85,"kind":"tick","n":30,"pick":717295772},{"id":86,"kind":"sync","clone":1},{"id":10,"kind":"run","clone":3,"model":1,"data":1,"workMs":45000,"streamed":true},{"id":38,"kind":"oldpush","clone":0,"file":0},{"id":12,"kind":"breakglass","model":1},{"id":13,"kind":"tick","n":1,"pick":651523729},{"id":14,"kind":"breakglass","model":1},{"id":15,"kind":"adopt","clone":2,"file":0},{"id":47,"kind":"sibling","clone":1,"how":"dies","workMs":15000},{"id":48,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":22,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":23,"kind":"run","clone":0,"model":1,"data":1,"workMs":15000},{"id":40,"kind":"oldpush","clone":1},{"id":44,"kind":"sibling","clone":2,"how":"push","workMs":5000},{"id":45,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":46,"kind":"tick","n":80,"pick":1488300713},{"id":25,"kind":"edit","clone":1,"file":4,"how":"hand-tick"},{"id":26,"kind":"tick","n":17,"pick":1416735766},{"id":27,"kind":"tick","n":40,"pick":687928743},{"id":42,"kind":"oldpull","clone":2},{"id":61,"kind":"tick","n":20,"pick":1981435943},{"id":62,"kind":"sync","clone":4},{"id":63,"kind":"torn","clone":4,"file":0,"pick":285584606},{"id":64,"kind":"tick","n":42,"pick":1335538759},{"id":65,"kind":"crash","clone":4},{"id":66,"kind":"delete","clone":1,"file":5,"how":"push"},{"id":39,"kind":"oldpush","clone":3,"file":4,"del":true},{"id":32,"kind":"run","clone":2,"model":1,"data":1,"workMs":1000,"same":true}]}',
   );
 });
+
+/**
+ * I11 (seed 210400008, shrunk; old clients, ETag versions): c0's run, lost
+ * to another tool's version, took back its uncommitted `latest` marker and
+ * put the committed one back with its index entry; an old client's pull,
+ * meeting the marker gone between that take-back's delete and its put-back,
+ * wrote back the index it read, dropping the entry. c0's next run's pull
+ * kept the marker as a dropped entry (dirty, to be named again); the run was
+ * refused (its lock broken), its erasure reset the marker here to the
+ * highest version left, and the refresh pull after took that change over an
+ * entry no index named for "changed here, deleted on the datastore": a
+ * conflict, the put-back object named by no index after the final sync. A
+ * pull now leaves such a change to the push where the store still holds the
+ * version synced (the entry dropped, not the file deleted).
+ */
+Deno.test("chaos regression: a dropped entry changed here since a pull kept it is pushed, no conflict with a deletion (I11, seed 210400008)", async () => {
+  await clean(
+    '{"seed":210400008,"clones":2,"kinds":["core","api"],"oldClients":true,"skewMs":[0,-71508],"etag":true,"ops":[{"id":51,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":53,"kind":"crash","clone":0,"at":"commit","queued":true},{"id":54,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":58,"kind":"run","clone":0,"model":0,"data":0,"workMs":30000},{"id":59,"kind":"lockless","run":58,"pick":2117699401,"indexed":true,"below":true},{"id":60,"kind":"lockless","run":58,"pick":1528745615,"indexed":true},{"id":61,"kind":"oldpush","clone":1,"window":0},{"id":62,"kind":"tick","n":63,"pick":358665315},{"id":46,"kind":"oldpull","clone":1},{"id":1,"kind":"delete","clone":0,"file":2,"how":"during","pick":1031892553},{"id":45,"kind":"oldpull","clone":1},{"id":6,"kind":"tick","n":34,"pick":1363354997},{"id":21,"kind":"tick","n":15,"pick":1948654622},{"id":22,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":24,"kind":"breakglass","model":0},{"id":25,"kind":"tick","n":2,"pick":1916386333}]}',
+  );
+});
