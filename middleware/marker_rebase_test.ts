@@ -383,3 +383,30 @@ Deno.test("a peer's rollback of a marker this cache synced lower still (moved fo
     assert.equal(run.peekText(MARKER), "2", "c's rollback was written over unseen");
   }
 });
+
+Deno.test("a marker whose write lost the race to a peer's moved-forward marker, met by a pull before the next push, is kept based on it: its own published version above the peer's marker is no rollback", async () => {
+  const store = new RacingStore();
+  const { a, b } = await bothAtOne(store);
+  await wrote(a, ["2"], "2", "a");
+  await a.pushChanged();
+  await put(b, `${D}/4/raw`, "b's 4");
+  await put(b, MARKER, "4");
+  let updates = 0;
+  store.beforePut = {
+    match: (key, mode) => key === MARKER && mode.kind === "update" && ++updates === 2,
+    run: async () => {
+      await put(a, `${D}/3/raw`, "a's 3");
+      await put(a, MARKER, "3");
+      await a.pushChanged();
+    },
+  };
+  const r = await b.pushChanged();
+  assert.equal(r.skipped.find((s) => s.path === MARKER)?.reason, MARKER_RACE_REASON);
+  assert.equal(store.peekText(`${D}/4/raw`), "b's 4");
+  // b's run pulls before its next push (as a run under its model lock does):
+  // version 4, listed above a's marker, is b's own, not one a moved back from.
+  assert.deepEqual((await b.pullChanged()).conflicts, []);
+  assert.deepEqual(b.conflicts(), []);
+  assert.deepEqual((await b.pushChanged()).conflicts, []);
+  assert.equal(store.peekText(MARKER), "4");
+});
