@@ -96,3 +96,28 @@ export function namesHighestListed(
   }
   return true;
 }
+
+/**
+ * A `skip` for {@link namesHighestListed}: the versions of the data name
+ * whose marker is at `markerPath` every file of which that `listed` (the
+ * index's paths) names is `own` (this cache's upload, synced so). A version
+ * this cache's own pushes created is no peer's to have moved its marker back
+ * from (its marker may have lost the race to the peer's, and stays dirty).
+ *
+ * @example
+ * ```ts
+ * import { ownListedVersions } from "./marker_numbers.ts";
+ * ownListedVersions("d/latest", ["d/1/raw", "d/3/raw"], (p) => p === "d/3/raw")(3); // true
+ * ```
+ */
+export function ownListedVersions(
+  markerPath: string,
+  listed: readonly string[],
+  own: (path: string) => boolean,
+): (version: number) => boolean {
+  const dir = markerPath.slice(0, markerPath.lastIndexOf("/") + 1);
+  return (n) => {
+    const files = listed.filter((p) => p.startsWith(`${dir}${n}/`));
+    return files.length > 0 && files.every(own);
+  };
+}

@@ -14,6 +14,7 @@ import {
   markerNumberOfHash,
   movedFurther,
   namesHighestListed,
+  ownListedVersions,
 } from "../marker_numbers.ts";
 import { withRetry } from "../retry.ts";
 import type { FileIdentity } from "../transfer/file_identity.ts";
@@ -63,8 +64,9 @@ export function inTheWay(
  * both moved forward from the one this cache synced (`syncedHash`), this
  * one further (see `marker_numbers.ts`); `same` when both name the same
  * version (their bytes differ otherwise); undefined else (a conflict). The
- * peer's must name the highest version the index (`entries`) lists: one
- * moved back from a version still listed is a rollback, not a move forward.
+ * peer's must name the highest version the index (`entries`) lists, this
+ * cache's own published versions left out: one moved back from a version
+ * still listed is a rollback, not a move forward.
  */
 async function markerMoved(
   deps: PullDeps,
@@ -80,7 +82,14 @@ async function markerMoved(
   const named = await markerNumberOfHash(theirs, mine);
   if (named === mine) return "same";
   if (!movedFurther(await markerNumberOfHash(syncedHash, mine), named, mine)) return undefined;
-  return namesHighestListed(path, Object.keys(entries), named!) ? "further" : undefined;
+  // Versions this cache's own pushes published above the peer's marker (its
+  // marker lost the race to the peer's) are no versions the peer moved back from.
+  const writer = await readWriterId(deps.cache);
+  const listed = Object.keys(entries);
+  const own = writer === null
+    ? undefined
+    : ownListedVersions(path, listed, (p) => deps.state.synced(p)?.own === writer);
+  return namesHighestListed(path, listed, named!, own) ? "further" : undefined;
 }
 
 /**
