@@ -1,0 +1,58 @@
+/**
+ * A take-back's note names the version it withdraws, for a peer's commit
+ * that finds the entry gone while the take-back is under way (see
+ * `transfer/withdrawal_note.ts`). Once the take-back is done, the note must
+ * not outlive it: on a store whose versions are the bytes' (S3 ETags), the
+ * same bytes published again carry that very version, and a later entry an
+ * old client drops would be taken for the take-back's deletion.
+ */
+import assert from "node:assert/strict";
+import { InMemoryStore, peerPush } from "../../packages/testing/mod.ts";
+import { clone, createAnswerLost, put, quick, read } from "./clone_kit.ts";
+import { readIndex } from "../transfer/remote_index.ts";
+import { withdrawalKey } from "../transfer/withdrawal_note.ts";
+
+const PATH = "config/settings.yaml";
+
+Deno.test("a take-back that is done leaves no note of the version it withdrew", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await createAnswerLost(store, a, PATH, "a's file\n");
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.markDirty({ relPath: PATH });
+  assert.deepEqual((await a.pushChanged()).conflicts, []);
+  assert.equal(store.peek(PATH), undefined);
+  assert.equal(store.peek(await withdrawalKey(PATH)), undefined, "the note outlived the take-back");
+});
+
+Deno.test("the same bytes published again after a take-back, their entry dropped by an old client, edited by a peer that synced them: the edit is published", async () => {
+  const store = new InMemoryStore({ versionFromBytes: true });
+  const a = await clone(store, "a");
+  const v = await createAnswerLost(store, a, PATH, "x\n");
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.markDirty({ relPath: PATH });
+  await a.pushChanged();
+  assert.equal(store.peek(PATH), undefined, "a's take-back is done");
+  // c publishes the same bytes again (the same version, by their ETag) and
+  // b syncs them, inside an old client's read-modify-write of the index,
+  // which drops c's entry.
+  const c = await clone(store, "c");
+  const b = await clone(store, "b");
+  await peerPush(store, { "files/theirs.txt": "theirs\n" }, {
+    afterRead: async () => {
+      await put(c, PATH, "x\n");
+      assert.deepEqual((await c.pushChanged()).conflicts, []);
+      await b.pullChanged();
+      assert.equal(b.state.synced(PATH)?.version, v);
+    },
+  });
+  assert.equal((await readIndex(store, quick.retry))?.entries[PATH], undefined);
+  // b edits it and pushes before any pull of its own: nobody deleted the file.
+  await put(b, PATH, "b's edit\n");
+  const r = await b.pushChanged();
+  assert.deepEqual([r.uploaded, r.conflicts], [[PATH], []]);
+  assert.equal(store.peekText(PATH), "b's edit\n");
+  const d = await clone(store, "d");
+  await d.pullChanged();
+  assert.equal(await read(d, PATH), "b's edit\n");
+});
