@@ -39,7 +39,7 @@ import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { sha256Hex } from "../hash.ts";
 import { deleteAt, hashObject } from "../transfer/object_ops.ts";
 import { dropUploadOverWithdrawn } from "./withdrawn_under_upload.ts";
-import { noteWithdrawal } from "../transfer/withdrawal_note.ts";
+import { clearWithdrawal, noteWithdrawal } from "../transfer/withdrawal_note.ts";
 import { putBackAndName } from "../transfer/put_back.ts";
 import { setAsideAsLost } from "./set_aside_lost.ts";
 
@@ -183,15 +183,19 @@ export async function deleteRemote(
     // may name it again before the delete, and a cut-off after the delete
     // then leaves the next push a deletion to finish.
     const before = ctx.state.synced(entry.path);
+    let clear: (() => Promise<void>) | undefined;
     if (committed) {
       await ctx.state.markAttempted?.([entry.path]);
       await recordOwnNamed(ctx, entry.path, index!.entries[entry.path]);
-      await unnameOwn(ctx, entry.path, now.version);
+      clear = await unnameOwn(ctx, entry.path, now.version);
     }
-    if (await deleteOwn(ctx, entry.path, now.version)) return { kind: "deleted", ...base };
-    // Gone: deleted by this very call (its answer lost), or by a peer.
-    now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
-    if (!now) return { kind: "gone", ...base };
+    // Deleted, or gone (by this call, its answer lost, or a peer): its note has served.
+    const gone = await deleteOwn(ctx, entry.path, now.version) ? "deleted" : undefined;
+    now = gone ? null : await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
+    if (!now) {
+      await clear?.();
+      return { kind: gone ?? "gone", ...base };
+    }
     if (committed) {
       ctx.state.setSynced(entry.path, before);
       // Its entry taken out, a peer's edit over it met, not committed yet:
@@ -291,9 +295,10 @@ export async function dropOwnStranded(
   // Recorded as synced at that version first (`recordOwnNamed`), durably:
   // cut off after the delete, the next push finishes the deletion.
   const own = named?.v === now.version;
+  let clear: (() => Promise<void>) | undefined;
   if (own) {
     await recordOwnNamed(ctx, path, named!);
-    await unnameOwn(ctx, path, now.version);
+    clear = await unnameOwn(ctx, path, now.version);
   }
   // Beside old clients' entries on a store whose versions are the bytes'
   // (ETags), an old client's rewrite of the same bytes, committed before the
@@ -325,6 +330,7 @@ export async function dropOwnStranded(
     }
     return false;
   }
+  await clear?.(); // the take-back's delete done, its note has served
   // An entry of a version the store no longer held before this delete (this
   // cache's upload stood there: written over this cache's own commit whose
   // answer never came back, a crash; or created where a peer's committed
@@ -369,12 +375,18 @@ async function recordOwnNamed(ctx: PushContext, path: string, named: IndexEntry)
 /**
  * Takes out the entry naming this cache's own upload `version` at `path`
  * (its commit landed, its answer lost), before that upload is deleted:
- * conditional on the entry naming that version still.
+ * conditional on the entry naming that version still. Returns the clearing
+ * of the take-back's note, which its caller makes once its delete is done.
  */
-async function unnameOwn(ctx: PushContext, path: string, version: string): Promise<void> {
+async function unnameOwn(
+  ctx: PushContext,
+  path: string,
+  version: string,
+): Promise<() => Promise<void>> {
   // Noted first: a peer's commit over that version that finds the entry
   // gone tells the withdrawal from an entry an old client dropped.
-  await noteWithdrawal(ctx.store, path, version, { retry: ctx.config.retry, signal: ctx.signal });
+  const c = { retry: ctx.config.retry, signal: ctx.signal };
+  const note = await noteWithdrawal(ctx.store, path, version, c);
   await updateIndex(
     ctx.store,
     { set: {}, remove: [path], base: { [path]: version }, removeHeld: [path] },
@@ -384,6 +396,7 @@ async function unnameOwn(ctx: PushContext, path: string, version: string): Promi
     ctx.config.concurrency,
     () => ctx.clock.now(),
   );
+  return () => clearWithdrawal(ctx.store, path, note, c);
 }
 
 /** Whether `bytes` are those `e` (an old client's entry) records: by hash, or by size without one. */

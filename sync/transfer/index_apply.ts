@@ -186,18 +186,20 @@ export async function apply(
   // deletes check the version first). Any other missing entry is one an
   // old client's write-back dropped: nobody deleted the file, and the
   // write is named (see `withdrawal_note.ts`).
+  // The note is read before the store is looked at: a take-back clears it
+  // only once its delete is done, so a note gone by this read leaves no
+  // delete of the take-back's to come after the look.
   const namedGone = (change.namedBase ?? []).filter((p) =>
     Object.hasOwn(change.set, p) && current(p) === undefined
   );
-  if (namedGone.length > 0) {
-    const held = await heads(namedGone);
-    for (const p of namedGone) {
-      const base = change.base?.[p];
-      if (
-        held.get(p)?.version !== change.set[p].v ||
-        (typeof base === "string" && await withdrawnVersion(store, p, c) === base)
-      ) deletedSince.add(p);
-    }
+  const noted = new Set<string>();
+  for (const p of namedGone) {
+    const base = change.base?.[p];
+    if (typeof base === "string" && await withdrawnVersion(store, p, c) === base) noted.add(p);
+  }
+  const namedHeld = await heads(namedGone.filter((p) => !noted.has(p)));
+  for (const p of namedGone) {
+    if (noted.has(p) || namedHeld.get(p)?.version !== change.set[p].v) deletedSince.add(p);
   }
   // And one over a dropped entry kept to name again (`keptBase`) whose
   // write the store no longer holds: taken with the deletion of a take-back

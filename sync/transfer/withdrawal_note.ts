@@ -1,6 +1,6 @@
 /**
  * Notes of take-backs: `_control/.sluice/withdrawn/<sha256 of the path>.json`
- * in the bucket, one per path, `{format: 1, path, v}`. A cache taking back
+ * in the bucket, one per path, `{format: 1, path, v, n}`. A cache taking back
  * its own committed write (its commit landed, its answer lost, the file
  * deleted here since) writes the note naming that write's version before it
  * takes the entry out (`unnameOwn` in `service/push_delete.ts`).
@@ -18,13 +18,20 @@
  *
  * The layout's other clients leave `_control/` out of their listings: they
  * never name, fetch or delete a note, and no entry of theirs changes.
- * Notes are never removed: a later take-back of the path writes over its
- * note. One left by an earlier take-back can tell a later dropped entry
- * apart wrongly only where the path was named again at that very version
- * (the same bytes' ETag on S3) since and its entry dropped before such an
- * edit: the edit is then left out as a conflict, its bytes kept by its
- * writer, and the path holds nothing on the store until `--mine`
- * publishes it again.
+ *
+ * A note is needed only until the take-back's own delete of the version is
+ * done (`clearWithdrawal`, conditional on the note's version, so a later
+ * take-back's note stays): a peer's edit uploads over that version only
+ * while the store holds it, and one that landed before the delete is gone
+ * by then, or held only where the delete met it and left it (the note then
+ * stays). A commit reads the note before it looks at the store, so a note
+ * gone by its read leaves no delete of the take-back's to come after its
+ * look. Left in place, a note would tell a later dropped entry apart
+ * wrongly where the path was named again at that very version (the same
+ * bytes' ETag on S3): the edit would be left out as a conflict with a
+ * deletion nobody made. One left by a take-back cut off before its delete,
+ * or one whose delete met another object, stays (a later take-back of the
+ * path writes over it).
  *
  * @module
  */
@@ -32,6 +39,7 @@ import type { ObjectStore } from "../ports.ts";
 import { PutModes } from "../ports.ts";
 import { BUCKET_RECORDS_DIR } from "./bucket_layout.ts";
 import { getOrNull } from "./index_io.ts";
+import { deleteAt } from "./object_ops.ts";
 import { sha256Hex } from "../hash.ts";
 import { type RetryPolicy, withRetry } from "../retry.ts";
 
@@ -51,20 +59,43 @@ export async function withdrawalKey(path: string): Promise<string> {
   return `${WITHDRAWN_DIR}/${await sha256Hex(new TextEncoder().encode(path))}.json`;
 }
 
-/** Writes the note of a take-back of `version` at `path` (over any earlier one). */
+/**
+ * Writes the note of a take-back of `version` at `path` (over any earlier
+ * one); returns the note's own version, for {@link clearWithdrawal}. Each
+ * note is told apart by a random `n`, so that two take-backs' notes never
+ * share a version (where versions are the bytes': S3 ETags).
+ */
 export async function noteWithdrawal(
   store: ObjectStore,
   path: string,
   version: string,
   c: Call,
-): Promise<void> {
+): Promise<string> {
   const key = await withdrawalKey(path);
-  const body = new TextEncoder().encode(JSON.stringify({ format: FORMAT, path, v: version }));
-  await withRetry(
+  const body = new TextEncoder().encode(
+    JSON.stringify({ format: FORMAT, path, v: version, n: crypto.randomUUID() }),
+  );
+  const put = await withRetry(
     () => store.put(key, body, PutModes.overwrite, { signal: c.signal }),
     c.retry,
     c.signal,
   );
+  return put.version;
+}
+
+/**
+ * Removes the note of `path` written by {@link noteWithdrawal} (`note`: its
+ * version), once the take-back's delete of the version it names is done;
+ * conditional on that version, so a later take-back's note stays. Best
+ * effort: a note left is one more that outlives its take-back.
+ */
+export async function clearWithdrawal(
+  store: ObjectStore,
+  path: string,
+  note: string,
+  c: Call,
+): Promise<void> {
+  await deleteAt(store, await withdrawalKey(path), note, c).catch(() => false);
 }
 
 /**

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { isLayoutInternal, isLocalOnlyPath } from "./bucket_layout.ts";
 import {
+  clearWithdrawal,
   noteWithdrawal,
   withdrawalKey,
   WITHDRAWN_DIR,
@@ -41,4 +42,18 @@ Deno.test("a note that cannot be read, or one naming another path, tells nothing
   assert.equal(await withdrawnVersion(store, "notes/a.md", c), undefined);
   await put(JSON.stringify({ format: 1, path: "notes/a.md", v: "v1" }));
   assert.equal(await withdrawnVersion(store, "notes/a.md", c), "v1");
+});
+
+Deno.test("a take-back clears its own note once done, never a later take-back's", async () => {
+  for (const versionFromBytes of [false, true]) {
+    const store = new InMemoryStore({ versionFromBytes });
+    const first = await noteWithdrawal(store, "notes/a.md", "v1", c);
+    const second = await noteWithdrawal(store, "notes/a.md", "v1", c);
+    assert.notEqual(first, second, "two notes of the same version are told apart");
+    await clearWithdrawal(store, "notes/a.md", first, c);
+    assert.equal(await withdrawnVersion(store, "notes/a.md", c), "v1");
+    await clearWithdrawal(store, "notes/a.md", second, c);
+    assert.equal(await withdrawnVersion(store, "notes/a.md", c), undefined);
+    await clearWithdrawal(store, "notes/a.md", second, c); // nothing left: no error
+  }
 });
