@@ -55,3 +55,40 @@ Deno.test("a peer's edit committed in a checked delete's window of this cache's 
   assert.equal(store.peekText(path), "b's edit");
   await assertIndexCurrent(store, { held: true });
 });
+
+Deno.test("a peer that pulls in a checked delete's window of this cache's committed-unanswered create, then edits and pushes there, meets the deletion as a conflict: never published naming an object the delete took", async () => {
+  const store = new InMemoryStore();
+  const path = "notes/new.txt";
+  const a = await clone(store, "a");
+  assert.ok(await createAnswerLost(store, a, path, "one"), "the commit landed");
+  const b = await clone(store, "b");
+  await b.pullChanged();
+  const racing = checkedDeleteStore(store);
+  const a2 = await clone(racing.store, "a", a.cacheDir);
+  await Deno.remove(`${a.cacheDir}/${path}`);
+  await a2.markDirty({ relPath: path });
+  let pushed: Awaited<ReturnType<typeof b.pushChanged>> | undefined;
+  racing.arm(async () => {
+    // The peer's pull finds the entry gone and the store holding the version
+    // it synced (kept, as a dropped entry is, to name again); its edit lands
+    // between the check and the delete.
+    await b.pullChanged();
+    await put(b, path, "b's edit");
+    pushed = await b.pushChanged();
+  });
+  await a2.pushChanged();
+  assert.equal(store.peekText(path), undefined, "the delete took b's upload");
+  assert.deepEqual(
+    [pushed?.uploaded, pushed?.conflicts],
+    [[], [path]],
+    "b's edit was reported published, its object gone",
+  );
+  assert.equal((await readIndex(store, quick.retry))?.entries[path], undefined);
+  const c = await clone(store, "c");
+  await c.pullChanged();
+  assert.equal(await read(c, path), undefined, "the deletion stands");
+  assert.equal(await read(b, path), "b's edit");
+  await b.resolveConflict(path, "mine");
+  assert.equal(store.peekText(path), "b's edit");
+  await assertIndexCurrent(store, { held: true });
+});
