@@ -186,30 +186,25 @@ export async function apply(
   // deletes check the version first). Any other missing entry is one an
   // old client's write-back dropped: nobody deleted the file, and the
   // write is named (see `withdrawal_note.ts`).
+  // And one over a dropped entry kept to name again (`keptBase`), alike: a
+  // pull inside a take-back keeps the entry it found gone, and the
+  // take-back's delete takes a write it meets over its withdrawn version
+  // (see `withdrawn_under_upload.ts`), or takes it after its commit where
+  // deletes check the version first.
   // The note is read before the store is looked at: a take-back clears it
   // only once its delete is done, so a note gone by this read leaves no
   // delete of the take-back's to come after the look.
-  const namedGone = (change.namedBase ?? []).filter((p) =>
+  const unnamed = [...(change.namedBase ?? []), ...(change.keptBase ?? [])].filter((p) =>
     Object.hasOwn(change.set, p) && current(p) === undefined
   );
   const noted = new Set<string>();
-  for (const p of namedGone) {
+  for (const p of unnamed) {
     const base = change.base?.[p];
     if (typeof base === "string" && await withdrawnVersion(store, p, c) === base) noted.add(p);
   }
-  const namedHeld = await heads(namedGone.filter((p) => !noted.has(p)));
-  for (const p of namedGone) {
-    if (noted.has(p) || namedHeld.get(p)?.version !== change.set[p].v) deletedSince.add(p);
-  }
-  // And one over a dropped entry kept to name again (`keptBase`) whose
-  // write the store no longer holds: taken with the deletion of a take-back
-  // (which deletes a peer's upload it meets over its withdrawn write).
-  const keptGone = (change.keptBase ?? []).filter((p) =>
-    Object.hasOwn(change.set, p) && current(p) === undefined
-  );
-  if (keptGone.length > 0) {
-    const held = await heads(keptGone);
-    for (const p of keptGone) if (held.get(p)?.version !== change.set[p].v) deletedSince.add(p);
+  const unnamedHeld = await heads(unnamed.filter((p) => !noted.has(p)));
+  for (const p of unnamed) {
+    if (noted.has(p) || unnamedHeld.get(p)?.version !== change.set[p].v) deletedSince.add(p);
   }
   // Paths to check, each with whether it is another writer's (`foreign`).
   const removeChecks = new Map<string, boolean>();

@@ -74,8 +74,10 @@ export interface IndexChange {
    * an entry another client dropped, to name again. Such a pull may have run
    * inside a take-back of that version (the entry taken out before the
    * object is deleted): once no entry names the path and the store no longer
-   * holds this write either, a deletion was committed since, and the path is
-   * left out as a conflict, as with `namedBase`. A write still held there is
+   * holds this write either, or a take-back's note names `base` (a delete
+   * that checks the version, then deletes, can take this write after its
+   * commit), a deletion was committed since, and the path is left out as a
+   * conflict, as with `namedBase`. A write still held there otherwise is
    * over the dropped entry, and named.
    */
   readonly keptBase?: readonly string[];
