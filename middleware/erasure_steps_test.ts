@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { deleteUploads } from "./erasure_steps.ts";
 import { type ObjectStore, PutModes } from "../sync/ports.ts";
 import { sha256Hex } from "../sync/hash.ts";
-import { MONOLITH_KEY, monolithBody } from "../sync/transfer/bucket_layout.ts";
+import { META_KEY, MONOLITH_KEY, monolithBody } from "../sync/transfer/bucket_layout.ts";
+import { UnreachableError } from "../sync/errors.ts";
 import {
   FakeClock,
   hookedStore,
@@ -524,4 +525,39 @@ Deno.test("ETag store: a put-back of an old client's same-bytes write looks at t
   assert.equal(await inner.head(META), null, "no bytes put back that no index names");
   assert.deepEqual(r.restored, []);
   assert.deepEqual(r.pending, []);
+});
+
+Deno.test("deleteUploads keeps an upload a v2 shard names that the meta does not list yet (a peer's commit cut off before its meta bump): the next commit into that shard publishes the entry", async () => {
+  const store = new InMemoryStore();
+  await store.put(
+    META_KEY,
+    enc(JSON.stringify({ version: 2, partitions: [], commitSeq: 0 })),
+    PutModes.create,
+  );
+  const path = `${D}/1/raw`;
+  const mine = await uploadAsMe(store, path, "same");
+  // A same-output peer took this upload as its own; its commit wrote the
+  // shard, and the meta bump that lists it was cut off.
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    afterEffect: false,
+    match: (k) => k === META_KEY,
+  });
+  await assert.rejects(updateIndex(store, {
+    set: { [path]: { v: mine.version, h: await sha256Hex(enc("same")), s: 4 } },
+    remove: [],
+    base: { [path]: null },
+    check: [path],
+  }, NO_RETRY));
+  assert.equal((await readIndex(store, NO_RETRY))?.entries[path], undefined, "not listed yet");
+  const r = await eraseAsMe(store, path, mine.version, "same");
+  assert.deepEqual([r.deleted, r.kept], [[], [path]]);
+  // Another commit into that shard lists it, and the entry with it.
+  const other = await store.put(`${D}/2/raw`, enc("x"), PutModes.create);
+  await updateIndex(store, {
+    set: { [`${D}/2/raw`]: { v: other.version, h: await sha256Hex(enc("x")), s: 1 } },
+    remove: [],
+    base: {},
+  }, NO_RETRY);
+  assert.equal((await readIndex(store, NO_RETRY))?.entries[path]?.v, mine.version);
+  assert.equal(store.peekText(path), "same", "the index names an object the erasure deleted");
 });
