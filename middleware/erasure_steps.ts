@@ -14,7 +14,7 @@ import {
 } from "../sync/errors.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import type { ObjectStore } from "../sync/ports.ts";
-import { type IndexEntry, readIndex } from "../sync/transfer/remote_index.ts";
+import { type IndexEntry, readIndex, unlistedEntries } from "../sync/transfer/remote_index.ts";
 import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import type { UploadRef } from "./erasure_journal.ts";
@@ -22,6 +22,17 @@ import { putBackErased } from "./erasure_put_back.ts";
 
 /** One attempt: a failed read leaves the deletions pending for the next push. */
 const ONE_TRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+
+/** An index read: its entries, and the uploads' entries in shards its meta does not list. */
+interface Seen {
+  readonly entries: Readonly<Record<string, IndexEntry>>;
+  readonly unlisted: ReadonlyMap<string, IndexEntry>;
+}
+
+/** The entry `at` names at `path`, listed or not. */
+function entryOf(at: Seen, path: string): IndexEntry | undefined {
+  return Object.hasOwn(at.entries, path) ? at.entries[path] : at.unlisted.get(path);
+}
 
 /** What {@link deleteUploads} reports. */
 export interface DeleteOutcome {
@@ -43,7 +54,9 @@ export interface DeleteOutcome {
  * deterministic one, wrote the same output), and it is that peer's published
  * version now. Another client's entry (an old client's, which records no
  * version) names the object when it records the upload's bytes (its hash is
- * theirs).
+ * theirs). An entry in a v2 shard the meta does not list yet (that peer's
+ * commit cut off before its meta bump) names it too: the next commit into
+ * that shard lists it.
  *
  * Where a version is derived from the bytes (an S3 ETag), another client's
  * plain write of the same bytes over the upload leaves its version as it
@@ -80,9 +93,18 @@ export async function deleteUploads(
 ): Promise<DeleteOutcome> {
   const out: DeleteOutcome = { deleted: [], kept: [], pending: [], restored: [] };
   if (uploads.length === 0) return out;
-  let named: Readonly<Record<string, IndexEntry>>;
+  const paths = uploads.map((u) => u.path);
+  // The index's entries, and those of the uploads' paths in a v2 shard the
+  // meta does not list yet (a peer's commit cut off before its meta bump):
+  // the next commit into that shard lists them, naming what they name.
+  const read = async (): Promise<Seen> => {
+    const index = await readIndex(store, ONE_TRY, signal, concurrency);
+    const unlisted = await unlistedEntries(store, index, paths, ONE_TRY, signal);
+    return { entries: index?.entries ?? {}, unlisted };
+  };
+  let named: Seen;
   try {
-    named = (await readIndex(store, ONE_TRY, signal, concurrency))?.entries ?? {};
+    named = await read();
   } catch {
     return { ...out, pending: [...uploads] };
   }
@@ -95,9 +117,9 @@ export async function deleteUploads(
     }
     return h;
   };
-  const namesIt = async (at: Readonly<Record<string, IndexEntry>>, u: UploadRef) => {
-    if (!Object.hasOwn(at, u.path)) return false;
-    const e = at[u.path];
+  const namesIt = async (at: Seen, u: UploadRef) => {
+    const e = entryOf(at, u.path);
+    if (e === undefined) return false;
     if (e.v === u.version) return true;
     // Another client's entry names whatever object holds its bytes.
     return isUnversioned(e) && e.h !== "" && e.h === await hashOf(u.path);
@@ -111,7 +133,7 @@ export async function deleteUploads(
   // Beside old clients' entries, each delete is followed at once by a look
   // at the index (see below): an old client's write of the same bytes it
   // took is put back before the next delete, not after the last.
-  const beside = Object.values(named).some(isUnversioned);
+  const beside = Object.values(named.entries).some(isUnversioned);
   const restore = async (u: UploadRef, entry: IndexEntry) => {
     const restored = await putBackErased(store, u, entry, bytesOf, signal, concurrency)
       .catch(() => false);
@@ -122,7 +144,7 @@ export async function deleteUploads(
     if (await namesIt(latest, u)) {
       try {
         const head = await store.head(u.path, { signal });
-        if (head && (head.version === u.version || isUnversioned(latest[u.path]))) {
+        if (head && (head.version === u.version || isUnversioned(entryOf(latest, u.path)!))) {
           out.kept.push(u.path);
         } else toRestore.push(u);
       } catch {
@@ -173,9 +195,9 @@ export async function deleteUploads(
     // entry (no lock): looked at before this erasure's next delete gives
     // such a pull the window of one index read, not of every delete left.
     try {
-      const now = (await readIndex(store, ONE_TRY, signal, concurrency))?.entries ?? {};
+      const now = await read();
       latest = now;
-      if (await namesIt(now, u)) await restore(u, now[u.path]);
+      if (await namesIt(now, u)) await restore(u, entryOf(now, u.path)!);
       else out.deleted.push(u.path);
     } catch {
       out.pending.push(u); // not known: looked at again by the next push
@@ -184,7 +206,7 @@ export async function deleteUploads(
   if (deleted.length > 0) {
     // A peer's commit naming a deleted object may have landed meanwhile.
     try {
-      latest = (await readIndex(store, ONE_TRY, signal, concurrency))?.entries ?? {};
+      latest = await read();
     } catch {
       // Not known: looked at again by the next push (named: put back; not:
       // done), the named ones it was to put back with them.
@@ -195,13 +217,13 @@ export async function deleteUploads(
       if (await namesIt(latest, u)) toRestore.push(u);
       else out.deleted.push(u.path);
     }
-  } else if (toRestore.some((u) => isUnversioned(latest[u.path]))) {
+  } else if (toRestore.some((u) => isUnversioned(entryOf(latest, u.path)!))) {
     // An old client's write to put back, found gone before this erasure's
     // later looks: an old client's pull that met it gone may have dropped
     // its entry since (no lock, no compare-and-swap), so the index is read
     // again right before. That leaves such a pull the window of one read.
     try {
-      latest = (await readIndex(store, ONE_TRY, signal, concurrency))?.entries ?? {};
+      latest = await read();
     } catch {
       out.pending.push(...toRestore);
       return out;
@@ -213,7 +235,7 @@ export async function deleteUploads(
     // back its index without the entry, by their design) leaves it gone.
     // Bytes put back then would stand unnamed for good, and a later run of
     // that version would take them for another writer's and lose to them.
-    if (await namesIt(latest, u)) await restore(u, latest[u.path]);
+    if (await namesIt(latest, u)) await restore(u, entryOf(latest, u.path)!);
     else out.kept.push(u.path);
   }
   return out;

@@ -161,6 +161,33 @@ export async function unlistedEntry(
   return shard && Object.hasOwn(shard.entries, path) ? shard.entries[path] : undefined;
 }
 
+/**
+ * {@link unlistedEntry} for each of `paths`, each shard the meta does not
+ * list read once: the entries found, by path.
+ */
+export async function unlistedEntries(
+  store: ObjectStore,
+  index: RemoteIndex | null,
+  paths: Iterable<string>,
+  retry: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<Map<string, IndexEntry>> {
+  const out = new Map<string, IndexEntry>();
+  const m = index?.meta?.meta;
+  if (m?.version !== 2) return out;
+  const shards = new Map<string, Promise<Record<string, IndexEntry> | undefined>>();
+  for (const path of paths) {
+    const part = shardOf(path);
+    if (part === UNPARTITIONED || m.partitions.includes(part)) continue;
+    if (!shards.has(part)) {
+      shards.set(part, readShardOrNull(store, part, { retry, signal }).then((s) => s?.entries));
+    }
+    const entries = await shards.get(part)!;
+    if (entries && Object.hasOwn(entries, path)) out.set(path, entries[path]);
+  }
+  return out;
+}
+
 /** A shard the meta still lists after every read (see {@link readIndex}). */
 function missingShard(key: string): SluiceError {
   return new SluiceError(
