@@ -410,3 +410,32 @@ Deno.test("a marker whose write lost the race to a peer's moved-forward marker, 
   assert.deepEqual((await b.pushChanged()).conflicts, []);
   assert.equal(store.peekText(MARKER), "4");
 });
+
+/**
+ * c rolls the marker back from 3 to 2 and deletes version 3 with it; b,
+ * synced at 1 and not having pulled, publishes version 4 and its marker.
+ * The index then reads as a marker moved forward from 1 to 2 (nothing is
+ * listed above it), and b's marker is written over c's, with no conflict.
+ * That is no loss: version 3 stays deleted, no reader is pointed at it, and
+ * the outcome is the one b's run would have had pulling c's rollback first
+ * (its marker then based on 2, moved to 4 as a plain update).
+ */
+Deno.test("a peer's rollback that deleted the versions it moved back from is met as a move forward: a newer version's marker is written over it, the deleted versions staying deleted", async () => {
+  const store = new InMemoryStore();
+  const { a, b } = await bothAtOne(store);
+  await wrote(a, ["2", "3"], "3", "a");
+  await a.pushChanged();
+  const c = await clone(store, "c");
+  await c.pullChanged();
+  await Deno.remove(`${c.cacheDir}/${D}/3`, { recursive: true });
+  await c.markDirty({ relPath: `${D}/3/raw` });
+  await put(c, MARKER, "2");
+  assert.deepEqual((await c.pushChanged()).conflicts, []);
+  await wrote(b, ["4"], "4", "b");
+  assert.deepEqual((await b.pushChanged()).conflicts, []);
+  assert.equal(store.peekText(MARKER), "4");
+  assert.equal(store.peekText(`${D}/3/raw`), undefined, "c's deletion stands");
+  await c.pullChanged();
+  assert.equal(await read(c, MARKER), "4");
+  assert.equal(await read(c, `${D}/3/raw`), undefined);
+});
