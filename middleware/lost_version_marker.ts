@@ -144,7 +144,7 @@ async function takeBackMarker(push: PushContext, marker: string, writer: string)
     };
     const placed = asSynced ? { placed: record } : {};
     const done = await putBackAndName(push.store, marker, committed, named!, {
-      ...call,
+      ...putBackCall(push, writer),
       ...placed,
     });
     // Not named (a commit since stands): synced as it was.
@@ -153,7 +153,13 @@ async function takeBackMarker(push: PushContext, marker: string, writer: string)
   }
   const now = (await index())[marker];
   if (now?.v === got.version) {
-    await putBackAndName(push.store, marker, got.body, { v: now.v, h: now.h }, call);
+    await putBackAndName(
+      push.store,
+      marker,
+      got.body,
+      { v: now.v, h: now.h },
+      putBackCall(push, writer),
+    );
   }
 }
 
@@ -166,6 +172,19 @@ async function hashHere(push: PushContext, marker: string): Promise<string | nul
 /** The retries, signal and concurrency of `push`'s store calls. */
 function storeCall(push: PushContext) {
   return { retry: push.config.retry, signal: push.signal, concurrency: push.config.concurrency };
+}
+
+/**
+ * The options of a put-back of the marker: written as every write of this
+ * cache is, with its writer id (`writer`), so that no reader takes the copy
+ * put back, should its entry be missing, for another writer's uncommitted
+ * upload to wait on.
+ */
+function putBackCall(push: PushContext, writer: string) {
+  return {
+    ...storeCall(push),
+    metadata: { [WRITER_METADATA]: writer },
+  };
 }
 
 /** The object at `marker` when it is this cache's (`writer`) upload, or null. */

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { hookedStore, InMemoryStore, mockPushContext } from "../packages/testing/mod.ts";
+import {
+  hookedStore,
+  InMemoryStore,
+  mockPushContext,
+  mockWriteContext,
+  planEntry,
+} from "../packages/testing/mod.ts";
 import { PutModes } from "../sync/ports.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { readIndex, updateIndex } from "../sync/transfer/remote_index.ts";
@@ -7,6 +13,8 @@ import { sha256Hex } from "../sync/hash.ts";
 import { assertIndexCurrent, clone, pastDanglingGrace, put } from "../sync/service/clone_kit.ts";
 import { VersionConflictError } from "../sync/errors.ts";
 import { setAsideVersion } from "./lost_version.ts";
+import { settleRefused } from "./config_cas_met.ts";
+import { PUSH_WAITING_UNCOMMITTED } from "./cas_outcomes.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
@@ -147,17 +155,20 @@ Deno.test("a marker take-back never deletes the upload a peer's commit names mea
     "2",
     "the marker a peer's commit names is on the store (put back, or never deleted)",
   );
+  assert.equal((await inner.head(marker))?.metadata?.[WRITER_METADATA], "me", "as this cache's");
 });
 
-Deno.test("a marker take-back over a committed marker never leaves the path the index names with no object", async () => {
-  // The marker was committed naming version 1. A run here wrote version 2
-  // and moved the marker to it; its push uploaded both, the marker over the
-  // committed one (a bucket without object versions keeps only that
-  // upload), and its commit was cut off. Version 2 then changed here: lost
-  // (a data version is never rewritten), and the reset sets the marker back
-  // to 1, its synced copy.
-  const store = new InMemoryStore();
-  const m = await mockPushContext({ store });
+/**
+ * The marker was committed naming version 1. A run here wrote version 2
+ * and moved the marker to it; its push uploaded both, the marker over the
+ * committed one (a bucket without object versions keeps only that
+ * upload), and its commit was cut off. Version 2 then changed here: lost
+ * (a data version is never rewritten), and the reset sets the marker back
+ * to 1, its synced copy, taking the upload back.
+ */
+async function takeBackOverCommitted() {
+  const m = await mockPushContext();
+  const store = m.store as InMemoryStore;
   const mine = { metadata: { [WRITER_METADATA]: "me" } };
   const data = "data/t/m/over";
   const marker = `${data}/latest`;
@@ -188,6 +199,11 @@ Deno.test("a marker take-back over a committed marker never leaves the path the 
   await store.put(marker, bytes("2"), PutModes.update(committed.version), mine); // commit cut off
 
   await setAsideVersion(m.ctx, `${data}/2`, `${data}/2/raw`, true, "me");
+  return { store, m, marker };
+}
+
+Deno.test("a marker take-back over a committed marker never leaves the path the index names with no object", async () => {
+  const { store, m, marker } = await takeBackOverCommitted();
   assert.equal(
     new TextDecoder().decode((await m.cache.read(marker))!),
     "1",
@@ -207,6 +223,24 @@ Deno.test("a marker take-back over a committed marker never leaves the path the 
     (await store.head(marker))?.version,
     "synced as named",
   );
+});
+
+Deno.test("a marker take-back puts the committed marker back as this cache's write: its entry dropped after, this cache's next write of the marker waits on no one", async () => {
+  // Chaos seed 210400008: the copy put back carried no writer id; an old
+  // client's pull then dropped its entry, and this cache's write of the
+  // marker waited on it as on another writer's uncommitted upload.
+  const { store, m, marker } = await takeBackOverCommitted();
+  assert.equal((await store.head(marker))?.metadata?.[WRITER_METADATA], "me");
+  // An old client's pull writes back the index it read, without the entry.
+  await updateIndex(store, { set: {}, remove: [marker] }, retry);
+  const ctx = mockWriteContext(m.ctx, marker, "3", {
+    entry: planEntry(marker, { class: "latest-marker" }),
+    mode: PutModes.create,
+  });
+  await settleRefused(ctx, "me");
+  assert.deepEqual(m.warnings.filter((w) => w.code === PUSH_WAITING_UNCOMMITTED), []);
+  assert.equal(ctx.outcome, "written");
+  assert.equal(store.peekText(marker), "3");
 });
 
 for (const versionFromBytes of [false, true]) {
