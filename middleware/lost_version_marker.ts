@@ -178,11 +178,13 @@ function storeCall(push: PushContext) {
  * The options of a put-back of the marker: written as every write of this
  * cache is, with its writer id (`writer`), so that no reader takes the copy
  * put back, should its entry be missing, for another writer's uncommitted
- * upload to wait on.
+ * upload to wait on; its entry timed by the injected clock, as every index
+ * write of a push is.
  */
 function putBackCall(push: PushContext, writer: string) {
   return {
     ...storeCall(push),
+    now: () => push.clock.now(),
     metadata: { [WRITER_METADATA]: writer },
   };
 }

@@ -156,6 +156,11 @@ Deno.test("a marker take-back never deletes the upload a peer's commit names mea
     "the marker a peer's commit names is on the store (put back, or never deleted)",
   );
   assert.equal((await inner.head(marker))?.metadata?.[WRITER_METADATA], "me", "as this cache's");
+  assert.equal(
+    entryTime(inner, marker),
+    new Date(m.clock.now()).toISOString(),
+    "timed by its clock",
+  );
 });
 
 /**
@@ -225,6 +230,11 @@ Deno.test("a marker take-back over a committed marker never leaves the path the 
   );
 });
 
+/** The time the monolithic index records for `path`'s entry. */
+function entryTime(store: InMemoryStore, path: string): string | undefined {
+  return JSON.parse(store.peekText(".datastore-index.json")!).entries[path]?.lastModified;
+}
+
 Deno.test("a marker take-back puts the committed marker back as this cache's write: its entry dropped after, this cache's next write of the marker waits on no one", async () => {
   // Chaos seed 210400008: the copy put back carried no writer id; an old
   // client's pull then dropped its entry, and this cache's write of the
@@ -241,6 +251,11 @@ Deno.test("a marker take-back puts the committed marker back as this cache's wri
   assert.deepEqual(m.warnings.filter((w) => w.code === PUSH_WAITING_UNCOMMITTED), []);
   assert.equal(ctx.outcome, "written");
   assert.equal(store.peekText(marker), "3");
+});
+
+Deno.test("a marker take-back names the committed marker it puts back at the injected clock's time", async () => {
+  const { store, m, marker } = await takeBackOverCommitted();
+  assert.equal(entryTime(store, marker), new Date(m.clock.now()).toISOString());
 });
 
 for (const versionFromBytes of [false, true]) {
