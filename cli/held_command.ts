@@ -126,6 +126,7 @@ export function heldCommand(io: CliIo, state: RunState): Command {
           store: s.store,
           signal: io.signal,
           config: s.service.config,
+          clock: s.service.clock,
         },
         wanted,
         decision,

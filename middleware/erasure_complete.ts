@@ -68,6 +68,8 @@ async function completeLocked(
       (keep[path] ? await cache.readStateBytes(keep[path]) : null) ?? cache.read(path),
     // Only an object carrying this cache's writer id is the run's own.
     await readWriterId(cache),
+    // A put-back's index entry timed by the injected clock, where there is one.
+    deps.clock?.now ? () => deps.clock!.now!() : undefined,
   );
   // Settled uploads are no write of this cache's waiting for a commit any
   // more (a peer's commit names those kept): their record goes, so that no

@@ -3,6 +3,11 @@ import { erasureWithStore as fresh } from "./erasure_fixture.ts";
 import { completeErasure } from "./erasure_complete.ts";
 import { emptyJournal, readErasureJournal, writeErasureJournal } from "./erasure_journal.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
+import { FakeClock } from "../packages/testing/mod.ts";
+import { PutModes } from "../sync/ports.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import { MONOLITH_KEY } from "../sync/transfer/bucket_layout.ts";
+import { updateIndex } from "../sync/transfer/remote_index.ts";
 
 const text = (b: Uint8Array | null) => (b ? new TextDecoder().decode(b) : null);
 const D = "data/t/m/d";
@@ -47,4 +52,23 @@ Deno.test("completeErasure keeps a marker dirty over this cache's own uncommitte
     assert.equal(text(await f.cache.read(`${D}/latest`)), "1");
     assert.deepEqual(f.state.dirtyPaths(), ownOrphan ? [`${D}/latest`] : [], writer);
   }
+});
+
+Deno.test("completeErasure names an upload it puts back (a peer's commit names it, its object gone) at its clock's time", async () => {
+  const f = await fresh();
+  const clock = new FakeClock();
+  const path = `${D}/1/raw`;
+  await f.dirty(path, "a");
+  const bytes = new TextEncoder().encode("a");
+  const up = await f.store.put(path, bytes, PutModes.create);
+  const entry = { v: up.version, h: await sha256Hex(bytes), s: 1 };
+  const retry = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
+  await updateIndex(f.store, { set: { [path]: entry }, remove: [] }, retry);
+  await f.store.delete(path); // the erasure cut off after its delete
+  const j = { ...emptyJournal(), uploads: [{ path, version: up.version }] };
+  await writeErasureJournal(f.cache, j);
+  await completeErasure({ ...f, clock }, j);
+  assert.equal(f.store.peekText(path), "a", "put back");
+  const named = JSON.parse(f.store.peekText(MONOLITH_KEY)!).entries[path];
+  assert.equal(named.lastModified, new Date(clock.now()).toISOString());
 });

@@ -129,8 +129,11 @@ export interface ErasureDeps {
     readonly concurrency?: number;
     readonly unfinishedVersions?: "push" | "hold";
   };
-  /** Waits while another process holds the journal's lock (default: real time). */
-  readonly clock?: { sleep(ms: number, signal?: AbortSignal): Promise<void> };
+  /**
+   * Waits while another process holds the journal's lock, and times the
+   * index entry of an upload put back (default: real time).
+   */
+  readonly clock?: { sleep(ms: number, signal?: AbortSignal): Promise<void>; now?(): number };
 }
 
 /** A new, empty journal. */

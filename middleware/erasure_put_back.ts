@@ -24,7 +24,8 @@ const ONE_TRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
  * something else by now (a later writer's, left as it is), or is gone (a
  * deletion committed since, which stands). Its index update makes at most
  * `concurrency` requests at once, as the erasure's reads do: with 1, the
- * touched shards are read before the index write, not beside it.
+ * touched shards are read before the index write, not beside it. The entry
+ * is timed by `now` (the injected clock), the system clock without one.
  */
 export async function putBackErased(
   store: ObjectStore,
@@ -33,6 +34,7 @@ export async function putBackErased(
   bytesOf: (path: string) => Promise<Uint8Array | null>,
   signal: AbortSignal | undefined,
   concurrency: number,
+  now?: () => number,
 ): Promise<boolean> {
   const bytes = await bytesOf(u.path);
   if (!bytes || (entry.h !== "" && await sha256Hex(bytes) !== entry.h)) return false;
@@ -50,6 +52,7 @@ export async function putBackErased(
     retry: ONE_TRY,
     signal,
     concurrency,
+    ...(now ? { now } : {}),
   });
   // Named, or left to another writer's object or to a commit since: done;
   // what refused it gone before it could be read: looked at again.

@@ -81,7 +81,8 @@ export interface DeleteOutcome {
  * lock), and an old client's write of the same bytes that a delete took
  * is told by nothing else. Failures (store
  * unreachable, the index unreadable, no local copy to put back) are returned
- * as pending: the next push's erasure looks again.
+ * as pending: the next push's erasure looks again. A put-back's index entry
+ * is timed by `now` (the injected clock).
  */
 export async function deleteUploads(
   store: ObjectStore,
@@ -90,6 +91,7 @@ export async function deleteUploads(
   concurrency = 1,
   bytesOf: (path: string) => Promise<Uint8Array | null> = () => Promise.resolve(null),
   writerId: string | null = null,
+  now?: () => number,
 ): Promise<DeleteOutcome> {
   const out: DeleteOutcome = { deleted: [], kept: [], pending: [], restored: [] };
   if (uploads.length === 0) return out;
@@ -135,7 +137,7 @@ export async function deleteUploads(
   // took is put back before the next delete, not after the last.
   const beside = Object.values(named.entries).some(isUnversioned);
   const restore = async (u: UploadRef, entry: IndexEntry) => {
-    const restored = await putBackErased(store, u, entry, bytesOf, signal, concurrency)
+    const restored = await putBackErased(store, u, entry, bytesOf, signal, concurrency, now)
       .catch(() => false);
     if (restored) out.restored.push(u.path);
     else out.pending.push(u);
