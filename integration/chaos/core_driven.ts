@@ -59,7 +59,6 @@ import {
   type CommandEnv,
   freezeRun,
   migrateCommand,
-  moveCommand,
   plainCommand,
   runCommand,
   runFiles,
@@ -67,6 +66,7 @@ import {
   siblingDies,
   siblingRun,
 } from "./commands.ts";
+import { moveCommand } from "./commands_user.ts";
 import { type ClientKind, DATA_NAMES, MODELS, type Op } from "./history.ts";
 import { pendingRun, type RunRecord } from "./invariants.ts";
 import { mixSeed, mulberry32 } from "./prng.ts";

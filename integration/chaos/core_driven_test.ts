@@ -10,7 +10,8 @@ import { ConditionalWrites } from "../../sync/transfer/conditional.ts";
 import { releaseLock } from "../../sync/locks/model_locks.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { cloneService } from "./clone_setup.ts";
-import { type Command, type CommandEnv, moveCommand, runCommand } from "./commands.ts";
+import { type Command, type CommandEnv, runCommand } from "./commands.ts";
+import { moveCommand } from "./commands_user.ts";
 import {
   coreCloneService,
   type CoreFlush,

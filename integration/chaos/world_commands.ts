@@ -7,14 +7,8 @@
  * @module
  */
 import { readErasureJournal } from "../../middleware/erasure_journal.ts";
-import {
-  lockfileCommand,
-  moveCommand,
-  oldPullCommand,
-  oldPushCommand,
-  plainCommand,
-  unwrittenCommand,
-} from "./commands.ts";
+import { lockfileCommand, oldPullCommand, oldPushCommand, plainCommand } from "./commands.ts";
+import { moveCommand, unwrittenCommand } from "./commands_user.ts";
 import { clientCommand } from "./core_driven.ts";
 import { formatOp, kindOf, type Op, SHARED_FILES } from "./history.ts";
 import { mulberry32 } from "./prng.ts";
