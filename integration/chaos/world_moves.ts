@@ -44,7 +44,8 @@ import { readWriterId } from "../../sync/transfer/writer_id.ts";
 import { sameBytes } from "./invariants.ts";
 import { mulberry32 } from "./prng.ts";
 import { armBaseRename, armLogReplaceFail, disarmBaseRename } from "./save_crash.ts";
-import { type CloneSlot, SIBLING_INCARNATION, WorldSlots } from "./world_slots.ts";
+import { type CloneSlot, SIBLING_INCARNATION } from "./world_slots.ts";
+import { WorldStores } from "./world_stores.ts";
 
 /** Scheduler decisions an old client's write of a refused run's bytes waits at most for its moment. */
 const OLD_SAME_DECISIONS = 300;
@@ -59,7 +60,7 @@ const DAMAGED_DECISIONS = 60;
 const LOCKLESS_DECISIONS = 300;
 
 /** The moves of a history's world: what other tools and processes do beside the clones. */
-export abstract class WorldMoves extends WorldSlots {
+export abstract class WorldMoves extends WorldStores {
   /**
    * Another tool's writes, straight to the store (past faults and
    * scheduling: no clone's call waits on them). A shared file it writes is

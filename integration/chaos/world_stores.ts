@@ -1,0 +1,429 @@
+/**
+ * The store views each clone's calls go through in a chaos history, and
+ * the world's setup that stacks them: the checks of lost updates (I9, and
+ * I7 at each commit: `lost_updates.ts`), of the deletions a clone's users
+ * named (I23), of its own writes (I29), of withdrawals (I32) and of
+ * reshapes (I15), and the faults injected into the calls (an index write
+ * whose answer is lost, flaky looks after a set-aside, brief outages, a
+ * checked delete's window).
+ *
+ * @module
+ */
+import { isLayoutInternal, META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
+import { MANAGED_LOCKFILE_PATH } from "../../sync/locks/lockfile_txn.ts";
+import { type Clock, type ObjectStore, PutModes } from "../../sync/ports.ts";
+import { PreconditionFailedError, UnreachableError } from "../../sync/errors.ts";
+import type { SyncService } from "../../sync/service/service.ts";
+import type { PushResult } from "../../sync/service/push_result.ts";
+import { CHAOS_CONFIG, isIndexObject, watchedStore } from "./clone_setup.ts";
+import { findStateDir as stateDirOf } from "../../sync/transfer/cache.ts";
+import { harnessDeps, watchLostUpdates } from "./lost_updates.ts";
+import { isOldClientCommand, isOldPullCommand } from "./commands.ts";
+import { indexEntriesOf } from "./index_checks.ts";
+import { readWriterId, WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
+import { plantSentinel } from "./invariants.ts";
+import { memoryTarget } from "./target.ts";
+import type { CloneSlot } from "./world_slots.ts";
+import { WorldFaults } from "./world_faults.ts";
+
+/** The fake time between a checked delete's look and its delete (a network round trip, widened). */
+const CHECKED_DELETE_WINDOW_MS = 300;
+
+/**
+ * `store` as an endpoint that ignores a delete's condition (MinIO): a
+ * delete conditional on a version reads the version (one call), then
+ * deletes (another, which names the version checked for the harness's
+ * checks): a write can land between the two, and is deleted.
+ */
+export function checkThenDelete(store: ObjectStore, clock: Clock): ObjectStore {
+  return {
+    ...store,
+    endpoint: store.endpoint,
+    deletesChecked: true,
+    delete: async (key, o = {}) => {
+      if (o.ifVersion === undefined) return await store.delete(key, o);
+      const now = await store.head(key, { signal: o.signal });
+      if (!now) throw new PreconditionFailedError(key, "it does not exist");
+      if (now.version !== o.ifVersion) {
+        throw new PreconditionFailedError(key, `version ${now.version}, expected ${o.ifVersion}`);
+      }
+      // The window between the two, in fake time: other commands go on in it.
+      await clock.sleep(CHECKED_DELETE_WINDOW_MS, o.signal);
+      const checked = { signal: o.signal, checkedVersion: o.ifVersion };
+      return await store.delete(key, checked);
+    },
+  };
+}
+
+/**
+ * The clone slots with the store views their calls go through, and the
+ * world's setup (see `WorldSlots`).
+ */
+export abstract class WorldStores extends WorldFaults {
+  /**
+   * Deletions a clone's resolution made, by path: the clone and the version
+   * it deleted (the other shape of a name it resolved, deleted before its
+   * own shape's writes and its index update).
+   */
+  protected readonly resolutionDeleted = new Map<string, { clone: number; version?: string }>();
+  /** Writer ids of caches a `copy` move replaced: their uploads no commit named are left for good. */
+  protected readonly abandonedWriters = new Set<string>();
+  /**
+   * The objects each clone's present cache deleted on the store, by clone:
+   * path to the versions deleted (a deletion's commit may not have come).
+   */
+  protected readonly deletedBy = new Map<number, Map<string, Set<string>>>();
+  /**
+   * The same of caches a `copy` move replaced, and of a clone whose record of
+   * the version deleted a damaged line of its manifest log held, its process
+   * restarted (a `damaged` move): a deletion whose commit never came, which
+   * its cache no longer knows of, leaves the index naming the version
+   * deleted, until a pull past the dangling-entry grace removes the entry
+   * (I7's and I8's exception).
+   */
+  protected readonly abandonedDeletes = new Map<string, Set<string>>();
+  /**
+   * The uploads of a refused run whose deletion was still pending in a
+   * cache a `copy` move replaced (its erasure journal's `uploads`), by path:
+   * the versions. The journal goes with the old directory, so they are left
+   * for good, named by no index (I2's final exception).
+   */
+  protected readonly abandonedErasures = new Map<string, Set<string>>();
+
+  async setup(): Promise<void> {
+    const factory = this.options.target ?? memoryTarget;
+    this.target = await factory({
+      clock: this.sched.clock,
+      setLatency: (ms) => (this.sched.latencyMs = ms),
+      ...(this.history.etag ? { versionFromBytes: true } : {}),
+    });
+    if (this.history.v2) {
+      const meta = { version: 2, partitions: [], commitSeq: 0, raw: {} } as const;
+      await this.target.direct.put(META_KEY, metaBody(meta), PutModes.create);
+    }
+    const checked = watchLostUpdates(
+      this.watched(this.target.store),
+      harnessDeps({
+        read: (key) => this.target.inspect.read(key),
+        changes: this.changes,
+        direct: this.target.direct,
+        owner: () => this.sched.owner,
+        label: () => this.sched.label,
+        clones: this.clones,
+        violate: (v) => this.truth.violate(v),
+        opId: () => this.currentOpId,
+        vanished: (path, e) => this.truth.namesVanished(path, e),
+        raced: (path, bytes, version) => this.raced(path, bytes, version),
+        markerRollback: (path, hash) => this.truth.markerRollbacks.has(`${path}\0${hash}`),
+      }),
+    );
+    const owned = this.ownWrites.watch(
+      this.namedDeletions(checked),
+      () => {
+        if (this.history.etag || isOldClientCommand(this.sched.label ?? "")) return undefined;
+        return this.clones.find((c) => c.owner === this.sched.owner)?.index;
+      },
+      (key) => this.target.direct.head(key),
+    );
+    const withdrawing = this.withdrawals.watch(
+      owned,
+      () => {
+        const label = this.sched.label ?? "";
+        if (isOldClientCommand(label) || isOldPullCommand(label)) return undefined;
+        return this.clones.find((c) => c.owner === this.sched.owner)?.index;
+      },
+      () => indexEntriesOf(this.target.inspect),
+    );
+    const shaped = this.shapes.watch(this.setAsideLooks(this.answerLoss(withdrawing)), () => {
+      if (isOldClientCommand(this.sched.label ?? "")) return undefined;
+      const slot = this.clones.find((c) => c.owner === this.sched.owner);
+      return slot && { clone: slot.index, state: slot.svc.state };
+    }, () => this.currentOpId);
+    const blipped = this.blips(shaped);
+    this.gated = this.history.checkedDeletes
+      ? checkThenDelete(this.sched.wrap(blipped), this.sched.clock)
+      : this.sched.wrap(blipped);
+    this.shapes.head = (key) => this.target.direct.head(key);
+    // Probe once, directly: every later decision is then a memo hit, never a wait on another unit.
+    await this.registry.probe(this.target.store);
+    await plantSentinel(this.root);
+    for (let i = 0; i < this.history.clones; i++) {
+      const dir = `${this.root}/c${i}`;
+      const { svc, locks } = await this.service(dir, `c${i}`, i, 0);
+      this.named(svc, i);
+      this.clones.push({ index: i, dir, incarnation: 0, owner: `c${i}.0`, svc, locks, queue: [] });
+    }
+    this.operator = (await this.service(`${this.root}/operator`, "operator", 999, 0)).svc;
+  }
+
+  /**
+   * I23 (`named_deletions.ts`): the marks by name and resolutions of clone
+   * `index`'s users are told of as they are made, and each push that ends
+   * settles the marks it did not leave.
+   */
+  protected named(svc: SyncService, index: number): void {
+    const mark = svc.markDirty.bind(svc);
+    svc.markDirty = async (o = {}) => {
+      const paths = [...(o.relPath !== undefined ? [o.relPath] : []), ...(o.relPaths ?? [])];
+      // Each mark's sequence in this process's dirty set, once made: while
+      // this process runs the clone and holds the path at that sequence,
+      // the user's mark stands (a push may keep it without naming it); a
+      // mark the library cleaned and made again has another.
+      const made = new Map<string, number>();
+      const held = (p: string) => {
+        const seq = made.get(p);
+        return seq !== undefined && this.clones.find((c) => c.index === index)?.svc === svc &&
+          svc.state.snapshot().paths.get(p) === seq;
+      };
+      if (paths.length > 0) this.namedDeletes.named(index, paths, held);
+      await mark(o);
+      const now = svc.state.snapshot().paths;
+      for (const p of paths) {
+        const seq = now.get(p);
+        if (seq !== undefined) made.set(p, seq);
+      }
+    };
+    const resolve = svc.resolveConflict.bind(svc);
+    svc.resolveConflict = (path, how, ...rest) => {
+      this.namedDeletes.named(index, [path]);
+      return resolve(path, how, ...rest);
+    };
+    const push = svc.pushChanged.bind(svc);
+    svc.pushChanged = async (o) => {
+      const r = await push(o);
+      if (!o?.dryRun) this.settleNamed(index, r);
+      return r;
+    };
+  }
+
+  /** I23: a push of clone `index` ended, settling the marks it did not leave. */
+  protected settleNamed(index: number, r: PushResult): void {
+    this.namedDeletes.pushed(index, [
+      ...r.skipped.filter((s) => s.keepDirty).map((s) => s.path),
+      ...r.conflicts,
+    ]);
+  }
+
+  /** `store`, checking each deletion a clone makes against I23 (`named_deletions.ts`). */
+  protected namedDeletions(store: ObjectStore): ObjectStore {
+    return {
+      ...store,
+      endpoint: store.endpoint,
+      put: async (key, body, mode, o) => {
+        const r = await store.put(key, body, mode, o);
+        // Written again since a resolution deleted it: no hole of that resolution's.
+        this.resolutionDeleted.delete(key);
+        return r;
+      },
+      delete: async (key, o) => {
+        const slot = isOldClientCommand(this.sched.label ?? "")
+          ? undefined
+          : this.clones.find((c) => c.owner === this.sched.owner);
+        const why = slot && this.namedDeletes.check(slot.index, key);
+        if (slot && why) {
+          // A clone's own uncommitted write is its to withdraw; one it holds
+          // synced at that very version was committed (peers may hold it
+          // too), and is held to its user's names as another writer's is.
+          const held = await this.target.direct.head(key);
+          const own = await readWriterId(slot.svc.cache);
+          const committed = held?.version === slot.svc.state.synced(key)?.version;
+          if (held && (held.metadata?.[WRITER_METADATA] !== own || committed)) {
+            this.truth.violate({ invariant: "I23", message: why, afterOp: this.currentOpId });
+          }
+        }
+        // The version deleted: the condition, or the one a checked delete
+        // checked; recorded only where it is the version this cache synced
+        // (a deletion of a synced file, not a withdrawal of an upload of its
+        // own, which no commit may name).
+        const version = o?.ifVersion ??
+          (o as { checkedVersion?: string } | undefined)?.checkedVersion;
+        const ofSynced = slot !== undefined && version !== undefined &&
+          slot.svc.state.synced(key)?.version === version;
+        try {
+          await store.delete(key, o);
+        } catch (e) {
+          // A delete whose answer was lost after it took effect deleted it all the same.
+          if (ofSynced && e instanceof UnreachableError) {
+            if ((await this.target.inspect.read(key)) === undefined) {
+              this.deleted(slot.index, key, version);
+            }
+          }
+          throw e;
+        }
+        if (ofSynced) this.deleted(slot.index, key, version);
+        if (slot && / resolve /.test(` ${this.sched.label ?? ""} `)) {
+          this.resolutionDeleted.set(key, { clone: slot.index, version: o?.ifVersion });
+        }
+      },
+    };
+  }
+
+  /** Clone `clone`'s present cache deleted `version` of `key` on the store. */
+  protected deleted(clone: number, key: string, version: string): void {
+    const byPath = this.deletedBy.get(clone) ?? new Map<string, Set<string>>();
+    this.deletedBy.set(clone, byPath);
+    byPath.set(key, (byPath.get(key) ?? new Set<string>()).add(version));
+  }
+
+  /**
+   * `store`, where the index write (the v1 index, a shard) of a clone armed
+   * to crash at `answer` lands and never answers: the clone crashes at the
+   * decision that made it, its command never knowing its commit was made.
+   * Not an old client's: its push is no Sluice commit, and its pull does
+   * nothing after its write (a crash there is its return), while the
+   * checker learns what that write dropped only from its return.
+   */
+  protected answerLoss(store: ObjectStore): ObjectStore {
+    return {
+      ...store,
+      endpoint: store.endpoint,
+      put: async (key, body, mode, o) => {
+        // Who writes is known only now, before the first await.
+        const label = this.sched.label ?? "";
+        const slot = isOldClientCommand(label) || isOldPullCommand(label)
+          ? undefined
+          : this.clones.find((c) => c.owner === this.sched.owner && this.answerArmed.has(c));
+        const info = await store.put(key, body, mode, o);
+        if (!slot || !isIndexObject(key) || key === META_KEY) return info;
+        this.answerArmed.delete(slot);
+        // The command parks on a look at what it wrote, as its answer is
+        // on its way: the process dies there, at the decision that parks it.
+        this.answerDue.add(slot);
+        await this.gated.head(key).catch(() => null);
+        return info;
+      },
+    };
+  }
+
+  /** Per clone slot: the lost versions' set-asides seen, and the index reads still to fail. */
+  protected readonly setAsides = new Map<CloneSlot, { seen: number; failing: number }>();
+  /** True once the final sync healed every fault: no index read fails after a set-aside then. */
+  protected setAsideLooksHealed = false;
+
+  /**
+   * `store`, where in `setAsideFlaky` histories a clone's first reads of an
+   * index object after a copy of its was set aside as a lost version's (a
+   * new `version_exists` reason in its state's set-aside area) fail as
+   * unreachable, as many as its retries allow (one more than them): the
+   * look that settles the record of its write there fails.
+   */
+  protected setAsideLooks(store: ObjectStore): ObjectStore {
+    if (!this.history.setAsideFlaky) return store;
+    return {
+      ...store,
+      endpoint: store.endpoint,
+      get: (key, o) => {
+        // Who reads is known only now, before the first await.
+        const slot = isIndexObject(key) && !this.setAsideLooksHealed
+          ? this.clones.find((c) => c.owner === this.sched.owner)
+          : undefined;
+        if (slot) {
+          const n = lostSetAsides(slot.dir);
+          const s = this.setAsides.get(slot) ?? { seen: 0, failing: 0 };
+          this.setAsides.set(slot, s);
+          if (n > s.seen) [s.seen, s.failing] = [n, CHAOS_CONFIG.retry.retries + 1];
+          if (s.failing > 0) {
+            s.failing--;
+            this.stats.setAsideFlakyLooks++;
+            return Promise.reject(
+              new UnreachableError("injected flaky look right after a set-aside"),
+            );
+          }
+        }
+        return store.get(key, o);
+      },
+    };
+  }
+
+  /**
+   * Clones armed by a `blip` move: the key of the call failing (once the
+   * first eligible call met it) and how many of its calls are still to fail.
+   */
+  readonly blipArmed = new Map<
+    CloneSlot,
+    { key?: string; call: "put" | "delete"; left: number; marker?: boolean; landed?: boolean }
+  >();
+
+  /**
+   * `store`, where a clone armed by a `blip` move meets a brief outage: its
+   * next write (or deletion) of a file's object, no index, lock or lockfile
+   * object, fails as unreachable, and so does each retry of that very call
+   * (one more than the retries: its attempts spent), while every other call
+   * goes through. Disarmed once the last of them failed.
+   */
+  protected blips(store: ObjectStore): ObjectStore {
+    /** 0: the call goes through; 1: it fails; 2: it lands, its answer lost. */
+    const strike = (call: "put" | "delete", key: string, create = false): 0 | 1 | 2 => {
+      // Who calls is known only now, before the first await.
+      const label = this.sched.label ?? "";
+      if (isOldClientCommand(label) || isOldPullCommand(label)) return 0;
+      const slot = this.clones.find((c) => c.owner === this.sched.owner);
+      const armed = slot && this.blipArmed.get(slot);
+      if (!slot || !armed || armed.call !== call) return 0;
+      let first = false;
+      if (armed.key === undefined) {
+        if (!blippable(key)) return 0;
+        if (armed.marker && (!key.endsWith("/latest") || (call === "put" && !create))) return 0;
+        armed.key = key;
+        armed.left = CHAOS_CONFIG.retry.retries + 1;
+        first = true;
+        this.stats.blips++;
+        if (armed.marker) this.stats.markerBlips++;
+        this.note(
+          `c${slot.index} meets a brief outage at its ${call} of ${key}${
+            armed.landed ? " (its first attempt lands)" : ""
+          }`,
+        );
+      } else if (armed.key !== key) return 0;
+      if (--armed.left <= 0) this.blipArmed.delete(slot);
+      return first && armed.landed ? 2 : 1;
+    };
+    return {
+      ...store,
+      endpoint: store.endpoint,
+      put: async (key, body, mode, o) => {
+        const s = strike("put", key, mode.kind === "create");
+        if (s === 0) return store.put(key, body, mode, o);
+        if (s === 2) await store.put(key, body, mode, o);
+        throw new UnreachableError(`put ${key}: injected brief outage`);
+      },
+      delete: (key, o) =>
+        strike("delete", key) !== 0
+          ? Promise.reject(new UnreachableError(`delete ${key}: injected brief outage`))
+          : store.delete(key, o),
+    };
+  }
+
+  protected watched(store: ObjectStore): ObjectStore {
+    return watchedStore(store, this.changes, (key) => this.target.inspect.read(key));
+  }
+}
+
+/** How many copies the state of the cache `dir` set aside as lost versions' (`version_exists`). */
+function lostSetAsides(dir: string): number {
+  const area = `${stateDirOf(dir)}/set-aside`;
+  let n = 0;
+  try {
+    for (const d of Deno.readDirSync(area)) {
+      try {
+        const why = JSON.parse(Deno.readTextFileSync(`${area}/${d.name}/REASON.json`));
+        if (why?.code === "version_exists") n++;
+      } catch {
+        // Not a set-aside's reason (or being written).
+      }
+    }
+  } catch {
+    // No set-aside area.
+  }
+  return n;
+}
+
+/**
+ * Whether a `blip` move strikes a call on `key`: a file's object a push
+ * transfers (an upload, a deletion, a commit-step write), not the layout's
+ * own (the index, locks) nor the managed lockfile, which a lockfile
+ * transaction writes, not a push's transfer.
+ */
+function blippable(key: string): boolean {
+  return !isLayoutInternal(key) && !key.startsWith(".locks/") && key !== MANAGED_LOCKFILE_PATH;
+}
