@@ -457,6 +457,10 @@ async function unnameDeleted(
       ctx.signal,
     );
   }
+  // Refused and tried again, the removal may meet another writer's entry
+  // committed after that read (a peer's file of its own, created once the
+  // upload was gone): left as it is, and told as one read first would be.
+  let kept = false;
   await updateIndex(
     ctx.store,
     { set: {}, remove: [path], base: { [path]: v }, verify: true },
@@ -465,8 +469,12 @@ async function unnameDeleted(
     undefined,
     ctx.config.concurrency,
     () => ctx.clock.now(),
+    (_base, _complete, foreign) => void (kept = foreign.get(path) != null),
   );
-  return undefined;
+  if (!kept) return undefined;
+  const now = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
+  const theirs = now && Object.hasOwn(now.entries, path) ? now.entries[path] : undefined;
+  return theirs && !isUnversioned(theirs) && theirs.v !== version ? theirs : undefined;
 }
 
 /**
