@@ -305,3 +305,23 @@ Deno.test("chaos regression: a dropped entry changed here since a pull kept it i
     '{"seed":210400008,"clones":2,"kinds":["core","api"],"oldClients":true,"skewMs":[0,-71508],"etag":true,"ops":[{"id":51,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":53,"kind":"crash","clone":0,"at":"commit","queued":true},{"id":54,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":58,"kind":"run","clone":0,"model":0,"data":0,"workMs":30000},{"id":59,"kind":"lockless","run":58,"pick":2117699401,"indexed":true,"below":true},{"id":60,"kind":"lockless","run":58,"pick":1528745615,"indexed":true},{"id":61,"kind":"oldpush","clone":1,"window":0},{"id":62,"kind":"tick","n":63,"pick":358665315},{"id":46,"kind":"oldpull","clone":1},{"id":1,"kind":"delete","clone":0,"file":2,"how":"during","pick":1031892553},{"id":45,"kind":"oldpull","clone":1},{"id":6,"kind":"tick","n":34,"pick":1363354997},{"id":21,"kind":"tick","n":15,"pick":1948654622},{"id":22,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":24,"kind":"breakglass","model":0},{"id":25,"kind":"tick","n":2,"pick":1916386333}]}',
   );
 });
+
+/**
+ * I32 (seed 211800177, `--damaged-log-share 1 --shared-cache-share 1`,
+ * shrunk): c1's create of notes/shared-0.md was committed, its answer lost;
+ * c1 deleted the file and pushed. The take-back noted the version, took the
+ * entry out and stopped before its delete; c2's sync inside that window
+ * found the entry gone while the store still held the version it synced,
+ * and named it again as a dropped entry. c1's delete landed, and its read of
+ * the index found its upload named again; c0 then committed a file of its
+ * own there (created once the upload was gone) before c1's removal of that
+ * entry, which, refused and tried again, left c0's entry: the push reported
+ * the upload withdrawn with no conflict while the index named the path. The
+ * push now keeps the deletion as a conflict with the entry its retried
+ * removal meets, as one its read met first.
+ */
+Deno.test("chaos regression: a take-back's retried removal of an entry named again that meets a peer's own file keeps the deletion as a conflict (I32, seed 211800177)", async () => {
+  await clean(
+    '{"seed":211800177,"clones":3,"v2":true,"kinds":["core","api","core"],"indexFirst":true,"checkedDeletes":true,"setAsideFlaky":true,"ops":[{"id":21,"kind":"crash","clone":1,"at":"answer","queued":true},{"id":22,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":23,"kind":"tick","n":5,"pick":2093547635},{"id":24,"kind":"sync","clone":2},{"id":26,"kind":"stall","clone":1,"on":true,"at":"withdraw"},{"id":27,"kind":"delete","clone":1,"file":3,"how":"push"},{"id":28,"kind":"tick","n":2,"pick":1068888854},{"id":29,"kind":"sync","clone":2},{"id":30,"kind":"tick","n":23,"pick":926307225},{"id":49,"kind":"edit","clone":0,"file":3,"how":"push"}]}',
+  );
+});
