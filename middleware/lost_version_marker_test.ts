@@ -390,3 +390,27 @@ for (const peerFirst of [false, true]) {
     },
   );
 }
+
+Deno.test("a marker take-back never deletes the committed marker an earlier take-back put back, whose entry an old client dropped since", async () => {
+  // The committed marker put back (as this cache's write) and named; an old
+  // client's pull then drops its entry, while the store still holds it and
+  // peers keep it to name again. A later run here writes version 3, lost to
+  // another writer before the marker was uploaded: the reset sets the marker
+  // back to its synced copy, and there is no upload of this cache's to take
+  // back. The committed copy must stay.
+  const { store, m, marker } = await takeBackOverCommitted();
+  const putBack = (await store.head(marker))!.version;
+  await updateIndex(store, { set: {}, remove: [marker] }, retry);
+  const data = marker.slice(0, marker.lastIndexOf("/"));
+  await m.cache.write(`${data}/3/raw`, bytes("mine 3"));
+  await m.state.markDirty(`${data}/3/raw`);
+  await m.cache.write(marker, bytes("3"));
+  await m.state.markDirty(marker);
+  await store.put(`${data}/3/raw`, bytes("theirs 3"), PutModes.create, {
+    metadata: { [WRITER_METADATA]: "peer" },
+  });
+  await setAsideVersion(m.ctx, `${data}/3`, `${data}/3/raw`, false, "me");
+  assert.equal(new TextDecoder().decode((await m.cache.read(marker))!), "1", "reset");
+  assert.equal(store.peekText(marker), "1", "the committed marker put back is still there");
+  assert.equal((await store.head(marker))?.version, putBack);
+});
