@@ -12,7 +12,7 @@ import { sha256Hex } from "../sync/hash.ts";
 import { deleteAt } from "../sync/transfer/object_ops.ts";
 import { getOrNull } from "../sync/transfer/index_io.ts";
 import { putBackAndName } from "../sync/transfer/put_back.ts";
-import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
+import { isOwnUncommitted, WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { markerOf } from "./erasure_attribution.ts";
 import { latestResetWarning, recomputeLatest } from "./erasure_markers.ts";
 
@@ -189,10 +189,16 @@ function putBackCall(push: PushContext, writer: string) {
   };
 }
 
-/** The object at `marker` when it is this cache's (`writer`) upload, or null. */
+/**
+ * The object at `marker` when it is this cache's (`writer`) upload, or null.
+ * Not the version synced here: that one was committed (a committed marker
+ * put back carries this cache's id too), and an old client may have dropped
+ * its entry since, which peers keep to name again; deleted, it would be
+ * taken for a deletion by every cache that synced it.
+ */
 async function ownUpload(push: PushContext, marker: string, writer: string) {
   const got = await getOrNull(push.store, marker, storeCall(push));
-  return got?.metadata?.[WRITER_METADATA] === writer ? got : null;
+  return got && isOwnUncommitted(got, push.state.synced(marker)?.version, writer) ? got : null;
 }
 
 /**
