@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { InMemoryStore, peerPush } from "../../packages/testing/mod.ts";
-import { clone, createAnswerLost, put, quick, read } from "./clone_kit.ts";
+import { clone, createAnswerLost, ownDeleteHooked, put, quick, read } from "./clone_kit.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { withdrawalKey } from "../transfer/withdrawal_note.ts";
 
@@ -55,4 +55,41 @@ Deno.test("the same bytes published again after a take-back, their entry dropped
   const d = await clone(store, "d");
   await d.pullChanged();
   assert.equal(await read(d, PATH), "b's edit\n");
+});
+
+Deno.test("a take-back whose delete found a peer's edit over the version in its place, gone since, leaves no note either: the same bytes published again, their entry dropped, are edited as any file", async () => {
+  const store = new InMemoryStore({ versionFromBytes: true });
+  const b = await clone(store, "b");
+  // b's edit of a's committed file lands in the take-back's window: its
+  // commit meets the withdrawal (a conflict) and takes its write back, and
+  // the take-back's delete finds nothing left to delete.
+  const racing = ownDeleteHooked(store, PATH, async (landDelete) => {
+    await put(b, PATH, "b's edit\n");
+    assert.deepEqual((await b.pushChanged()).conflicts, [PATH]);
+    return await landDelete();
+  });
+  const a = await clone(racing.store, "a");
+  const v = await createAnswerLost(store, a, PATH, "x\n");
+  await b.pullChanged();
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  racing.arm(v);
+  await a.pushChanged({ only: [PATH] });
+  assert.ok(!racing.armed(), "b's edit landed in the take-back's window");
+  assert.equal(store.peek(PATH), undefined, "a's take-back is done");
+  assert.equal(store.peek(await withdrawalKey(PATH)), undefined, "the note outlived the take-back");
+  // As above: the same bytes published again, their entry dropped, edited by a peer.
+  const c = await clone(store, "c");
+  const d = await clone(store, "d");
+  await peerPush(store, { "files/theirs.txt": "theirs\n" }, {
+    afterRead: async () => {
+      await put(c, PATH, "x\n");
+      assert.deepEqual((await c.pushChanged()).conflicts, []);
+      await d.pullChanged();
+      assert.equal(d.state.synced(PATH)?.version, v);
+    },
+  });
+  await put(d, PATH, "d's edit\n");
+  const r = await d.pushChanged();
+  assert.deepEqual([r.uploaded, r.conflicts], [[PATH], []]);
+  assert.equal(store.peekText(PATH), "d's edit\n");
 });
