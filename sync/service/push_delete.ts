@@ -201,6 +201,7 @@ export async function deleteRemote(
       // Its entry taken out, a peer's edit over it met, not committed yet:
       // it goes with this deletion (see `withdrawn_under_upload.ts`).
       const met = await dropUploadOverWithdrawn(ctx, entry.path, await writer());
+      if (met.left) await clear?.();
       if (met.dropped && !met.named) return { kind: "deleted", ...base };
       const theirs = met.named;
       if (theirs && !isUnversioned(theirs)) {
@@ -325,7 +326,9 @@ export async function dropOwnStranded(
       const e = after && Object.hasOwn(after.entries, path) ? after.entries[path] : undefined;
       // Unnamed: a peer's edit over the withdrawn write, not committed yet,
       // goes with the withdrawal (see `withdrawn_under_upload.ts`).
-      const met = e ?? (await dropUploadOverWithdrawn(ctx, path, await writer())).named;
+      const drop = e ? undefined : await dropUploadOverWithdrawn(ctx, path, await writer());
+      if (drop?.left) await clear?.();
+      const met = e ?? drop?.named;
       if (met && !isUnversioned(met) && met.v !== now.version) namedAgain?.(met);
     }
     return false;

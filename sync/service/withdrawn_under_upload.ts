@@ -40,17 +40,23 @@ async function namedAt(ctx: PushContext, path: string): Promise<IndexEntry | und
  * that lands before the delete is told (`named`): its bytes are put back
  * and named, and the withdrawal meets it as a committed change. Neither
  * when nothing is there, or an object without a writer id, or one too
- * large to keep in memory for a put-back, which is left as it is.
+ * large to keep in memory for a put-back, which is left as it is. `left`
+ * when nothing is left of the withdrawal's window (the upload deleted and
+ * no entry naming the path, or nothing there): an upload over the withdrawn
+ * version can no longer land, and the take-back's note has served.
  */
 export async function dropUploadOverWithdrawn(
   ctx: PushContext,
   path: string,
   writer: string | null,
-): Promise<{ readonly dropped: boolean; readonly named?: IndexEntry }> {
+): Promise<{ readonly dropped: boolean; readonly named?: IndexEntry; readonly left?: true }> {
   const o = { retry: ctx.config.retry, signal: ctx.signal, concurrency: ctx.config.concurrency };
   const head = await ctx.store.head(path, { signal: ctx.signal });
-  const by = head?.metadata?.[WRITER_METADATA];
-  if (!head || !by || by === writer || head.size > ctx.config.streamThresholdBytes) {
+  // Nothing there: the upload met is gone already (its writer's commit met
+  // the take-back's note and took it back).
+  if (!head) return { dropped: false, left: true };
+  const by = head.metadata?.[WRITER_METADATA];
+  if (!by || by === writer || head.size > ctx.config.streamThresholdBytes) {
     return { dropped: false };
   }
   const held = await getOrNull(ctx.store, path, o);
@@ -60,7 +66,9 @@ export async function dropUploadOverWithdrawn(
   if (!(await deleteAt(ctx.store, path, held.version, o))) return { dropped: false };
   // Its writer's commit may have named it between that look and the delete.
   const after = await namedAt(ctx, path);
-  if (after?.v !== held.version) return { dropped: true, ...(after ? { named: after } : {}) };
+  if (after?.v !== held.version) {
+    return { dropped: true, ...(after ? { named: after } : { left: true as const }) };
+  }
   await putBackAndName(ctx.store, path, held.body, after, {
     ...o,
     now: () => ctx.clock.now(),

@@ -26,21 +26,27 @@ async function setup() {
   return { store, ctx: m.ctx, upload, dir: m.cache.dir };
 }
 
-Deno.test("withdrawn under upload: another Sluice writer's upload that no index names is deleted", async () => {
+Deno.test("withdrawn under upload: another Sluice writer's upload that no index names is deleted (nothing left of the window)", async () => {
   const s = await setup();
   try {
     await s.upload("peer");
-    assert.deepEqual(await dropUploadOverWithdrawn(s.ctx, PATH, "me"), { dropped: true });
+    assert.deepEqual(await dropUploadOverWithdrawn(s.ctx, PATH, "me"), {
+      dropped: true,
+      left: true,
+    });
     assert.equal(await s.store.head(PATH), null);
   } finally {
     await Deno.remove(s.dir, { recursive: true });
   }
 });
 
-Deno.test("withdrawn under upload: nothing there, this cache's own upload, or an object with no writer id is left as it is", async () => {
+Deno.test("withdrawn under upload: nothing there (nothing left of the window), this cache's own upload, or an object with no writer id is left as it is", async () => {
   const s = await setup();
   try {
-    assert.deepEqual(await dropUploadOverWithdrawn(s.ctx, PATH, "me"), { dropped: false });
+    assert.deepEqual(await dropUploadOverWithdrawn(s.ctx, PATH, "me"), {
+      dropped: false,
+      left: true,
+    });
     await s.upload("me");
     assert.deepEqual(await dropUploadOverWithdrawn(s.ctx, PATH, "me"), { dropped: false });
     assert.notEqual(await s.store.head(PATH), null);
