@@ -24,14 +24,15 @@
  * take-back's note stays): a peer's edit uploads over that version only
  * while the store holds it, and one that landed before the delete is gone
  * by then, or held only where the delete met it and left it (the note then
- * stays). A commit reads the note before it looks at the store, so a note
+ * stays; met and gone since, taken back by its writer or deleted with the
+ * withdrawal, it goes too). A commit reads the note before it looks at the store, so a note
  * gone by its read leaves no delete of the take-back's to come after its
  * look. Left in place, a note would tell a later dropped entry apart
  * wrongly where the path was named again at that very version (the same
  * bytes' ETag on S3): the edit would be left out as a conflict with a
  * deletion nobody made. One left by a take-back cut off before its delete,
- * or one whose delete met another object, stays (a later take-back of the
- * path writes over it).
+ * or one whose delete met another object that is still there, stays (a
+ * later take-back of the path writes over it).
  *
  * @module
  */
