@@ -25,7 +25,7 @@ import { type IndexEntry, readIndex } from "../../sync/transfer/remote_index.ts"
 import type { RetryPolicy } from "../../sync/retry.ts";
 import { WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
 import { CHAOS_CONFIG } from "./clone_setup.ts";
-import type { StoreInspector, Violation } from "./invariants.ts";
+import type { StoreInspector, Violation } from "./truth_records.ts";
 
 const NO_RETRY: RetryPolicy = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
 const RETRY: RetryPolicy = { retries: 2, minTimeoutMs: 10, maxTimeoutMs: 50 };
