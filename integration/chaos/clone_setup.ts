@@ -19,7 +19,7 @@ import type { SyncService } from "../../sync/service/service.ts";
 import { absentOnError } from "../../packages/testing/absent_on_error.ts";
 import { MONOLITH_KEY } from "../../sync/transfer/bucket_layout.ts";
 import { SHARED_FILES } from "./history.ts";
-import type { GroundTruth, StoreInspector } from "./invariants.ts";
+import type { StoreInspector, TruthRecords } from "./truth_records.ts";
 import type { LocalChanges } from "./local_changes.ts";
 import { mixSeed, mulberry32 } from "./prng.ts";
 
@@ -173,7 +173,7 @@ export function isIndexObject(key: string): boolean {
 }
 
 /** Every run's and transaction's outcome and a digest of the store's objects (locks left out). */
-export async function fingerprintOf(truth: GroundTruth, inspect: StoreInspector): Promise<string> {
+export async function fingerprintOf(truth: TruthRecords, inspect: StoreInspector): Promise<string> {
   const parts = truth.runs.map((r) => `#${r.op}:${r.outcome}`);
   parts.push(...truth.txns.map((t) => `lf#${t.op}:${t.outcome}`));
   for (const key of await inspect.keys()) {

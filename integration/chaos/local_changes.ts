@@ -28,7 +28,7 @@
  * @module
  */
 import { sha256Hex } from "../../sync/hash.ts";
-import type { Violation } from "./invariants.ts";
+import type { Violation } from "./truth_records.ts";
 import { SetAsideWatch } from "./set_aside_named.ts";
 import { findStateDir as stateDirOf } from "../../sync/transfer/cache.ts";
 

@@ -12,7 +12,7 @@
  * @module
  */
 import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "../../sync/service/conflicts.ts";
-import type { Violation } from "./invariants.ts";
+import type { Violation } from "./truth_records.ts";
 import { findStateDir as stateDirOf, statePath } from "../../sync/transfer/cache.ts";
 
 const AREA = ".sluice/set-aside";
