@@ -137,20 +137,34 @@ export async function checkHeldByConflict(
 ): Promise<{ store: InMemoryStore; a: SyncService; b: SyncService; deleted: PushResult }> {
   const store = new InMemoryStore();
   const b = await clone(store, "b");
-  // The peer's edit lands in the window of `a`'s deletion of its own upload.
-  const racing = ownDeleteHooked(store, path, async (landDelete) => {
-    await b.pullChanged();
-    await put(b, path, "the peer's edit");
-    await b.pushChanged();
-    return await landDelete();
-  });
-  const a = await clone(racing.store, "a");
-  const own = await createAnswerLost(store, a, path, "a's file");
+  // The peer's edit lands as `a`'s deletion of its own upload begins, just
+  // before its take-back notes the version it withdraws. (Landed after the
+  // note, the edit would be the conflict: the note tells its commit that
+  // the version it edits is withdrawn.)
+  let armed = false;
+  const racing = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop !== "put") return value.bind(target);
+      return async (...args: unknown[]) => {
+        if (armed && String(args[0]).startsWith("_control/.sluice/withdrawn/")) {
+          armed = false;
+          await b.pullChanged();
+          await put(b, path, "the peer's edit");
+          await b.pushChanged();
+        }
+        return await value.apply(target, args);
+      };
+    },
+  }) as InMemoryStore;
+  const a = await clone(racing, "a");
+  await createAnswerLost(store, a, path, "a's file");
   await b.pullChanged();
   await Deno.remove(`${a.cacheDir}/${path}`);
-  racing.arm(own);
+  armed = true;
   const deleted = await a.pushChanged({ only: [path] });
-  if (racing.armed()) throw new Error("the peer's edit did not land during the deletion");
+  if (armed) throw new Error("the peer's edit did not land during the deletion");
   await Deno.remove(`${b.cacheDir}/${path}`);
   await writeCacheFile(b.cacheDir, `${path}/${under}`, "a part");
   await b.markDirty({ relPath: path });
