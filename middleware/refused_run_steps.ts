@@ -70,13 +70,16 @@ export async function refuse(
   const erase = dirs.filter((d) => !held.includes(d));
   const uploads = refusedUploads(ctx.uploaded, erase, identical);
   // A version still being written (its `raw` there, its `metadata.yaml`
-  // not yet): its writer may go on writing into the directory, so the
-  // refresh leaves it empty rather than put the datastore's copy of that
-  // version there for the writer to write into (a later pull fetches it).
+  // not yet), or whose directory is made and holds nothing yet (the tool's
+  // save makes it before it writes there): its writer may go on writing
+  // into the directory, so the refresh leaves it empty rather than put the
+  // datastore's copy of that version there for the writer to write into
+  // (a later pull fetches it).
   const unfinished: string[] = [];
   for (const d of erase) {
     const files: string[] = await ctx.cache.listFiles(d).catch(() => []);
-    if (files.includes(`${d}/raw`) && !files.includes(`${d}/metadata.yaml`)) unfinished.push(d);
+    const partial = files.includes(`${d}/raw`) && !files.includes(`${d}/metadata.yaml`);
+    if (files.length === 0 || partial) unfinished.push(d);
   }
   if (held.length > 0) {
     // The held versions' files stay where the push left them, but a `latest`

@@ -39,3 +39,33 @@ Deno.test("refuse: a version directory there before the run cannot be told from 
   assert.equal(thrown.code, "erasure_refused");
   assert.equal(m.cache.exists(`${DIR}/raw`), true, "its files kept");
 });
+
+for (
+  const shape of ["made, holding nothing yet", "holding its raw, no metadata.yaml yet", "whole"]
+) {
+  Deno.test(`refuse: a run's version directory ${shape} is erased; the refresh fetches nothing into it unless it was whole`, async () => {
+    const left: (readonly string[] | undefined)[] = [];
+    const m = await mockPushContext({
+      written: [DIR],
+      preexisting: new Set(),
+      models: ["t/m"],
+      refresh: (_prefixes, leave) => {
+        left.push(leave);
+        return Promise.resolve();
+      },
+    });
+    if (shape !== "made, holding nothing yet") {
+      await m.cache.write(`${DIR}/raw`, new TextEncoder().encode("run's output"));
+    }
+    if (shape === "whole") {
+      await m.cache.write(`${DIR}/metadata.yaml`, new TextEncoder().encode("version: 1\n"));
+    }
+    const err = lost();
+    await refuse(m.ctx, err, emptyJournal(), []).then(() => assert.fail("refused"), () => {});
+    assert.deepEqual(err.discarded, [DIR]);
+    assert.deepEqual(m.refreshed, [["data/t/m"]]);
+    // The run's writer may go on writing into a directory it has not
+    // finished: the datastore's copy of that version is not put there.
+    assert.deepEqual(left, [shape === "whole" ? [] : [DIR]]);
+  });
+}

@@ -118,11 +118,38 @@ export async function listCacheFiles(root: string, dir: string): Promise<string[
   return out.sort();
 }
 
-async function versionDirs(cachePath: string, prefix: string): Promise<Set<string>> {
+/**
+ * The version directories under `prefix` in `cachePath` that hold a file;
+ * with `made`, also those made and holding none yet (the tool's save makes
+ * a version's directory before it writes there).
+ */
+async function versionDirs(
+  cachePath: string,
+  prefix: string,
+  made = false,
+): Promise<Set<string>> {
   const out = new Set<string>();
   for (const f of await listCacheFiles(cachePath, prefix)) {
     const d = versionDirOf(prefix, f);
     if (d) out.add(d);
+  }
+  if (made) { for (const d of await subdirs(cachePath, prefix, 2)) out.add(d); }
+  return out;
+}
+
+/** The directories `depth` levels under `<root>/<dir>` whose last name is a number (root-relative). */
+async function subdirs(root: string, dir: string, depth: number): Promise<string[]> {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(`${root}/${dir}`));
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const e of entries) {
+    if (!e.isDirectory) continue;
+    if (depth > 1) out.push(...await subdirs(root, `${dir}/${e.name}`, depth - 1));
+    else if (/^\d+$/.test(e.name)) out.push(`${dir}/${e.name}`);
   }
   return out;
 }
@@ -184,7 +211,7 @@ export class HeldLocks {
       preexisting: new Map(),
     };
     for (const cache of this.#caches) {
-      held.preexisting.set(cache, await versionDirs(cache, held.prefix));
+      held.preexisting.set(cache, await versionDirs(cache, held.prefix, true));
     }
     this.#models.set(lock, held);
   }
@@ -263,7 +290,7 @@ export class HeldLocks {
   async snapshot(cachePath: string): Promise<void> {
     for (const held of this.#models.values()) {
       if (!held.preexisting.has(cachePath)) {
-        held.preexisting.set(cachePath, await versionDirs(cachePath, held.prefix));
+        held.preexisting.set(cachePath, await versionDirs(cachePath, held.prefix, true));
       }
     }
   }
@@ -300,6 +327,8 @@ export class HeldLocks {
       // versions were held back, not erased) keeps its own: its run's push erases them.
       if (only && !only.includes(held.lock)) continue;
       this.#spent.add(held.lock);
+      // A directory left empty holds no copy of another writer's: what the
+      // run writes there later is its own, for its refused flush to erase.
       held.preexisting.set(cachePath, await versionDirs(cachePath, held.prefix));
     }
   }
@@ -356,7 +385,11 @@ export class HeldLocks {
     for (const held of locks) {
       const before = held.preexisting.get(cachePath) ?? new Set<string>();
       for (const d of before) preexisting.add(d);
-      for (const d of await versionDirs(cachePath, held.prefix)) {
+      // A version directory made and still empty is the run's too: a
+      // refusal erases it, and its refresh leaves it empty (see
+      // `refused_run_steps.ts`), never filled with another writer's copy
+      // of that version for the run's save to write over.
+      for (const d of await versionDirs(cachePath, held.prefix, true)) {
         if (!before.has(d)) written.push(d);
       }
     }

@@ -82,7 +82,8 @@ export interface MockPushOptions {
   readonly clock?: FakeClock;
   readonly config?: Partial<SyncConfig>;
   readonly kind?: "walk" | "paths";
-  readonly refresh?: (prefixes: readonly string[]) => Promise<void>;
+  /** Called at each refresh, with the directories it is to fetch nothing into. */
+  readonly refresh?: (prefixes: readonly string[], leave?: readonly string[]) => Promise<void>;
 }
 
 /** A mock push context with the events it emitted. */
@@ -143,9 +144,9 @@ export async function mockPushContext(options: MockPushOptions = {}): Promise<Mo
       retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 },
       ...options.config,
     },
-    refresh: async (prefixes) => {
+    refresh: async (prefixes, leave) => {
       refreshed.push(prefixes);
-      await options.refresh?.(prefixes);
+      await options.refresh?.(prefixes, leave);
     },
     writePipeline: new Pipeline<WriteContext>(WRITE_PHASES),
     snapshot: state.snapshot(),
