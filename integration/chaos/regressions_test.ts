@@ -325,3 +325,24 @@ Deno.test("chaos regression: a take-back's retried removal of an entry named aga
     '{"seed":211800177,"clones":3,"v2":true,"kinds":["core","api","core"],"indexFirst":true,"checkedDeletes":true,"setAsideFlaky":true,"ops":[{"id":21,"kind":"crash","clone":1,"at":"answer","queued":true},{"id":22,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":23,"kind":"tick","n":5,"pick":2093547635},{"id":24,"kind":"sync","clone":2},{"id":26,"kind":"stall","clone":1,"on":true,"at":"withdraw"},{"id":27,"kind":"delete","clone":1,"file":3,"how":"push"},{"id":28,"kind":"tick","n":2,"pick":1068888854},{"id":29,"kind":"sync","clone":2},{"id":30,"kind":"tick","n":23,"pick":926307225},{"id":49,"kind":"edit","clone":0,"file":3,"how":"push"}]}',
   );
 });
+
+/**
+ * I2 (seed 212600249, `--parallel-share 1 --structural-share 1
+ * --shared-cache-share 1`, shrunk; old clients, a v2 index, one lock object
+ * per model): c1's core run of m0's `log` saved with a gap, its version
+ * directory 1 made and still empty while its parallel step flushed; an
+ * operator had broken its lock, and c0's run published version 1. The
+ * structural command beside the run, its push naming no model, was refused
+ * for that lost lock: the erasure found nothing of the run's (an empty
+ * directory holds no file), and its refresh pulled c0's version 1 into the
+ * directory the save then wrote its `raw` and `metadata.yaml` over. That
+ * copy counted as not the run's, so the run's own refused flush erased
+ * nothing, and c1 held the refused run's files (set aside at its final
+ * push, lost to c0's version). A version directory made and still empty is
+ * now the run's to erase, and a refresh fetches nothing into it.
+ */
+Deno.test("chaos regression: a refused run's version directory made and still empty gets no peer's copy from the refresh for its save to write over (I2, seed 212600249)", async () => {
+  await clean(
+    '{"seed":212600249,"clones":3,"v2":true,"kinds":["api","core","api"],"oldClients":true,"reusedLocks":true,"ops":[{"id":9,"kind":"run","clone":1,"model":0,"data":1,"workMs":45000,"parallel":true,"structural":true,"saveGap":true},{"id":11,"kind":"tick","n":1,"pick":1476043342},{"id":13,"kind":"breakglass","model":0},{"id":14,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"parallel":true,"structural":true,"saveGap":true}]}',
+  );
+});
