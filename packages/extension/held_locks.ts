@@ -7,8 +7,9 @@
  *
  * A version directory under a held model's prefix that is in the cache at
  * push time and was neither there at acquisition nor pulled since was
- * written by this run: those are the `written` versions the refused-run
- * eraser may remove, and the rest are `preexisting`.
+ * written by this run (made by it, files or none yet: the tool's save makes
+ * it before it writes there): those are the `written` versions the
+ * refused-run eraser may remove, and the rest are `preexisting`.
  *
  * A model lock is settled when this process released it after a push
  * fenced by it committed, with no push under it started since: the tool
