@@ -57,6 +57,7 @@ const LATEST_OFF = {
   saveGapShare: 0,
   droppedEditShare: 0,
   rollbackPastShare: 0,
+  lostRaceShare: 0,
 } as const;
 
 function describe(results: readonly HistoryResult[]): string {
@@ -784,6 +785,7 @@ const MOVE_SHARES = [
   "saveGapShare",
   "droppedEditShare",
   "rollbackPastShare",
+  "lostRaceShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */

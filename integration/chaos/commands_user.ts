@@ -14,6 +14,7 @@ import type { SyncService } from "../../sync/service/service.ts";
 import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history.ts";
 import { sameBytes } from "./invariants.ts";
 import { underMarkerDelete } from "./under_marker.ts";
+import { racedPull } from "./moves_lost_race.ts";
 import {
   type Command,
   type CommandEnv,
@@ -93,7 +94,8 @@ export function moveCommand(
   switch (op.kind) {
     case "sync":
       return plain("sync", async (svc) => {
-        await svc.pullChanged();
+        const pull = () => svc.pullChanged();
+        await (op.raced ? racedPull(env, svc, c, op.raced, pull) : pull());
         await pushOf(env, svc);
       });
     case "bulk":

@@ -47,6 +47,9 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
         op.saveGap ? " save-gap" : ""
       }`;
     case "sync":
+      return `${head} c${op.clone}${via(op.clone)}${
+        op.raced ? " (right after its marker's push raced by a peer's: I38)" : ""
+      }`;
     case "migrate":
       return `${head} c${op.clone}${via(op.clone)}`;
     case "bulk":

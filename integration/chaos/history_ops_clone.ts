@@ -76,8 +76,17 @@ export type CloneOp =
      */
     readonly saveGap?: boolean;
   }
-  /** A periodic sync: pull, then push. */
-  | { readonly id: number; readonly kind: "sync"; readonly clone: number }
+  /**
+   * A periodic sync: pull, then push. With `raced`: right after the clone's
+   * push of that data name's marker, raced by a peer's (I38 looks at what
+   * the pull records; see {@link insertLostRace}).
+   */
+  | {
+    readonly id: number;
+    readonly kind: "sync";
+    readonly clone: number;
+    readonly raced?: { readonly model: number; readonly data: number };
+  }
   /** The move of a v1 bucket's index to v2 shards, under the global lock (once per history). */
   | { readonly id: number; readonly kind: "migrate"; readonly clone: number }
   /** A command that writes a state file and calls `markDirty()` with no path, then pushes (a walk). */

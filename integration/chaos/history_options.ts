@@ -107,6 +107,8 @@ export interface GenerateOptions {
   readonly blipShare?: number;
   /** Chance that a history with two clones or more starts with a peer's rollback of a marker moved past the one a clone synced, met by that clone's marker moved further forward (see {@link insertRollbackPast}); default 0.05. */
   readonly rollbackPastShare?: number;
+  /** Chance that a history with two clones or more starts with a clone's marker moved further forward than a peer's, raced by the peer's moved forward too, and a pull of that clone before its next push (see {@link insertLostRace}); default 0.05. */
+  readonly lostRaceShare?: number;
 }
 
 /**

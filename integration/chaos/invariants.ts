@@ -205,6 +205,13 @@
  *   old client's pull dropped before any pull here saw the drop (an `edit`
  *   with `dropped`), never meets the file as deleted: nobody deleted it
  *   (`insertDroppedEdit`).
+ * - I38: a clone's pull right after its push of a `latest` marker, raced
+ *   by a peer's marker moved forward (a `sync` with `raced`), records no
+ *   conflict at that marker where the marker here names a higher version
+ *   than the one the clone synced, and the datastore's one between the two
+ *   that no user's rollback wrote: a version listed above the peer's marker
+ *   that this cache's own push published is none the peer moved back from
+ *   (`moves_lost_race.ts`).
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land

@@ -346,3 +346,19 @@ Deno.test("chaos regression: a refused run's version directory made and still em
     '{"seed":212600249,"clones":3,"v2":true,"kinds":["api","core","api"],"oldClients":true,"reusedLocks":true,"ops":[{"id":9,"kind":"run","clone":1,"model":0,"data":1,"workMs":45000,"parallel":true,"structural":true,"saveGap":true},{"id":11,"kind":"tick","n":1,"pick":1476043342},{"id":13,"kind":"breakglass","model":0},{"id":14,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"parallel":true,"structural":true,"saveGap":true}]}',
   );
 });
+
+/**
+ * I38 (seed 214100019, shrunk to 19 operations; `--lost-race-share 1`): c1,
+ * its marker synced at 1, died in three runs of m0/log (its versions left
+ * here, unpushed) and pushed its marker at 4 while c0's run published
+ * version 2 with its marker: c1's write lost the race, its marker kept
+ * dirty, its versions published. Its sync's pull took its own version 4,
+ * listed above c0's marker, for one c0 had moved back from, and recorded a
+ * conflict. A pull now leaves this cache's own published versions out of
+ * that look, as the push does (152fffb).
+ */
+Deno.test("chaos regression: a marker that lost the race to a peer's moved-forward marker, met by a pull before the next push, is no conflict (I38, seed 214100019)", async () => {
+  await clean(
+    '{"seed":214100019,"clones":2,"ops":[{"id":36,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true},{"id":37,"kind":"tick","n":12,"pick":340262395},{"id":40,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":41,"kind":"tick","n":27,"pick":1767102039},{"id":42,"kind":"crash","clone":1},{"id":43,"kind":"wait","ms":31000},{"id":44,"kind":"run","clone":1,"model":0,"data":1,"workMs":600000,"same":true},{"id":45,"kind":"tick","n":13,"pick":1160416894},{"id":46,"kind":"crash","clone":1},{"id":47,"kind":"wait","ms":31000},{"id":48,"kind":"run","clone":1,"model":0,"data":1,"workMs":600000,"same":true},{"id":49,"kind":"tick","n":13,"pick":628947609},{"id":50,"kind":"crash","clone":1},{"id":51,"kind":"wait","ms":31000},{"id":52,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true},{"id":53,"kind":"tick","n":13,"pick":143259184},{"id":54,"kind":"marker","clone":1,"model":0,"data":1,"back":false,"how":"push"},{"id":55,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true},{"id":58,"kind":"sync","clone":1,"raced":{"model":0,"data":1}}]}',
+  );
+});

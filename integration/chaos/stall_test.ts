@@ -78,6 +78,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       saveGapShare: 0,
       droppedEditShare: 0,
       rollbackPastShare: 0,
+      lostRaceShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -97,6 +98,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       saveGapShare: 0,
       droppedEditShare: 0,
       rollbackPastShare: 0,
+      lostRaceShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.

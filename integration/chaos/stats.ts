@@ -279,6 +279,10 @@ export interface ChaosStats {
   droppedEdits: number;
   /** Of them, pushed while no index named the file (the old client's write-back had landed). */
   droppedEditsUnnamed: number;
+  /** Pulls of a clone's sync right after its marker's push raced by a peer's (`sync` with `raced`). */
+  racedPulls: number;
+  /** Of them, with the clone's marker still unpublished (its write lost the race). */
+  racedPullsHeld: number;
   /** Files written under a directory and marked by the directory's name (`under` edits). */
   editsUnderMarkedByName: number;
   /** Crashes that hit between a commit-step write and the index update. */
@@ -414,6 +418,8 @@ export function emptyStats(): ChaosStats {
     underMarkerUnnamed: 0,
     droppedEdits: 0,
     droppedEditsUnnamed: 0,
+    racedPulls: 0,
+    racedPullsHeld: 0,
     editsUnderMarkedByName: 0,
     commitCrashes: 0,
     answerCrashes: 0,

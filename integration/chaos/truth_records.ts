@@ -45,7 +45,8 @@ export type Invariant =
   | "I34"
   | "I35"
   | "I36"
-  | "I37";
+  | "I37"
+  | "I38";
 
 /** A broken invariant. */
 export interface Violation {
