@@ -58,6 +58,7 @@ const LATEST_OFF = {
   droppedEditShare: 0,
   rollbackPastShare: 0,
   lostRaceShare: 0,
+  shardCutShare: 0,
 } as const;
 
 function describe(results: readonly HistoryResult[]): string {
@@ -786,6 +787,7 @@ const MOVE_SHARES = [
   "droppedEditShare",
   "rollbackPastShare",
   "lostRaceShare",
+  "shardCutShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */

@@ -12,6 +12,7 @@ import { SluiceError } from "../../sync/errors.ts";
 import type { DistributedLock, LockOptions } from "../../sync/ports.ts";
 import type { PushResult } from "../../sync/service/push_result.ts";
 import type { SyncService } from "../../sync/service/service.ts";
+import type { IndexEntry } from "../../sync/transfer/bucket_layout.ts";
 import type { GroundTruth } from "./invariants.ts";
 import type { LocalChanges } from "./local_changes.ts";
 import type { ShapeWatch } from "./shapes.ts";
@@ -122,6 +123,8 @@ export interface CommandEnv {
   storeRead?(path: string): Promise<Uint8Array | undefined>;
   /** Whether the remote index names `path` now (read past faults and scheduling); absent: not looked at. */
   indexNames?(path: string): Promise<boolean>;
+  /** The remote index's entries now (read past faults and scheduling); absent: not looked at. */
+  indexEntries?(): Promise<Record<string, IndexEntry>>;
 }
 
 /**

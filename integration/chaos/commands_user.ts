@@ -15,6 +15,7 @@ import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history.ts";
 import { sameBytes } from "./invariants.ts";
 import { underMarkerDelete } from "./under_marker.ts";
 import { racedPull } from "./moves_lost_race.ts";
+import { listedHeld } from "./moves_shard_cut.ts";
 import {
   type Command,
   type CommandEnv,
@@ -97,6 +98,7 @@ export function moveCommand(
         const pull = () => svc.pullChanged();
         await (op.raced ? racedPull(env, svc, c, op.raced, pull) : pull());
         await pushOf(env, svc);
+        if (op.listed) await listedHeld(env, op.listed);
       });
     case "bulk":
       return plain("bulk push", async (svc) => {

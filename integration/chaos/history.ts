@@ -45,6 +45,7 @@ import { insertLostMarkerWindow } from "./moves_lost_marker.ts";
 import { insertUnderMarker } from "./moves_under_marker.ts";
 import { insertRollbackPast } from "./moves_rollback.ts";
 import { insertLostRace } from "./moves_lost_race.ts";
+import { insertShardCut } from "./moves_shard_cut.ts";
 import { insertTakeBackFault } from "./moves_take_back.ts";
 import { markSaveGap } from "./moves_save_gap.ts";
 import {
@@ -446,6 +447,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   insertRollbackPast(ops, kinds, own(0x726c6270), options.rollbackPastShare ?? 0.05);
   // From a generator of its own: the operations above stay as they were.
   insertLostRace(ops, kinds, own(0x6c726370), options.lostRaceShare ?? 0.05);
+  // From a generator of its own: the operations above stay as they were.
+  insertShardCut(ops, kinds, v2, own(0x73686374), options.shardCutShare ?? 0.05);
   // From a generator of its own, once every run is marked `parallel` or not.
   markSaveGap(ops, seed, options.saveGapShare ?? 0.05);
   // From a generator of its own: the operations above stay as they were.

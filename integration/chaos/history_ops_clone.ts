@@ -86,6 +86,12 @@ export type CloneOp =
     readonly kind: "sync";
     readonly clone: number;
     readonly raced?: { readonly model: number; readonly data: number };
+    /**
+     * With `listed`: right after a commit into the shard of that data name's
+     * model that a peer's commit cut off before its meta update wrote (I7
+     * looks at the index after the push; see {@link insertShardCut}).
+     */
+    readonly listed?: { readonly model: number; readonly data: number };
   }
   /** The move of a v1 bucket's index to v2 shards, under the global lock (once per history). */
   | { readonly id: number; readonly kind: "migrate"; readonly clone: number }

@@ -109,6 +109,8 @@ export interface GenerateOptions {
   readonly rollbackPastShare?: number;
   /** Chance that a history with two clones or more starts with a clone's marker moved further forward than a peer's, raced by the peer's moved forward too, and a pull of that clone before its next push (see {@link insertLostRace}); default 0.05. */
   readonly lostRaceShare?: number;
+  /** Chance that a v2 history with two clones or more starts with a same-output peer's commit of a stopped run's uploads cut off between its shard write and the meta update, the run then refused (see {@link insertShardCut}); default 0.05. */
+  readonly shardCutShare?: number;
 }
 
 /**

@@ -362,3 +362,20 @@ Deno.test("chaos regression: a marker that lost the race to a peer's moved-forwa
     '{"seed":214100019,"clones":2,"ops":[{"id":36,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true},{"id":37,"kind":"tick","n":12,"pick":340262395},{"id":40,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":41,"kind":"tick","n":27,"pick":1767102039},{"id":42,"kind":"crash","clone":1},{"id":43,"kind":"wait","ms":31000},{"id":44,"kind":"run","clone":1,"model":0,"data":1,"workMs":600000,"same":true},{"id":45,"kind":"tick","n":13,"pick":1160416894},{"id":46,"kind":"crash","clone":1},{"id":47,"kind":"wait","ms":31000},{"id":48,"kind":"run","clone":1,"model":0,"data":1,"workMs":600000,"same":true},{"id":49,"kind":"tick","n":13,"pick":628947609},{"id":50,"kind":"crash","clone":1},{"id":51,"kind":"wait","ms":31000},{"id":52,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true},{"id":53,"kind":"tick","n":13,"pick":143259184},{"id":54,"kind":"marker","clone":1,"model":0,"data":1,"back":false,"how":"push"},{"id":55,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true},{"id":58,"kind":"sync","clone":1,"raced":{"model":0,"data":1}}]}',
   );
 });
+
+/**
+ * I7 (seed 214200004, shrunk to 8 operations; `--shard-cut-share 1`, v2):
+ * c1's same-output run of m1/out stopped once its uploads landed, before its
+ * commit; c2 ran the same method, its creates meeting those uploads, and its
+ * commit died as its shard write landed, before the meta update listing the
+ * new shard. c1's run went on, refused, and its erasure, reading an index
+ * that listed no such shard, deleted the uploads; c1's run of m1/log then
+ * committed into that shard and listed it, the index naming deleted
+ * objects. The erasure now reads the unlisted shards of its uploads too
+ * (be500b8).
+ */
+Deno.test("chaos regression: a refused run's erasure keeps an upload a v2 shard the meta does not list yet names (I7, seed 214200004)", async () => {
+  await clean(
+    '{"seed":214200004,"clones":3,"v2":true,"ops":[{"id":26,"kind":"run","clone":1,"model":1,"data":0,"workMs":0,"same":true},{"id":30,"kind":"stall","clone":1,"on":true,"at":"commit","run":26,"pick":160826816},{"id":33,"kind":"crash","clone":2,"at":"answer","queued":true},{"id":34,"kind":"run","clone":2,"model":1,"data":0,"workMs":0,"same":true},{"id":38,"kind":"tick","n":25,"pick":2099318575},{"id":39,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":40,"kind":"tick","n":58,"pick":49200712},{"id":41,"kind":"sync","clone":1,"listed":{"model":1,"data":0}}]}',
+  );
+});

@@ -79,6 +79,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       droppedEditShare: 0,
       rollbackPastShare: 0,
       lostRaceShare: 0,
+      shardCutShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -99,6 +100,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       droppedEditShare: 0,
       rollbackPastShare: 0,
       lostRaceShare: 0,
+      shardCutShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.

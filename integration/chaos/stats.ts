@@ -283,6 +283,8 @@ export interface ChaosStats {
   racedPulls: number;
   /** Of them, with the clone's marker still unpublished (its write lost the race). */
   racedPullsHeld: number;
+  /** Syncs after which I7 looked at a data name a cut-off shard write named (`sync` with `listed`). */
+  listedChecks: number;
   /** Files written under a directory and marked by the directory's name (`under` edits). */
   editsUnderMarkedByName: number;
   /** Crashes that hit between a commit-step write and the index update. */
@@ -420,6 +422,7 @@ export function emptyStats(): ChaosStats {
     droppedEditsUnnamed: 0,
     racedPulls: 0,
     racedPullsHeld: 0,
+    listedChecks: 0,
     editsUnderMarkedByName: 0,
     commitCrashes: 0,
     answerCrashes: 0,

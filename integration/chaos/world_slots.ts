@@ -193,6 +193,7 @@ export abstract class WorldSlots {
       },
       storeRead: (path) => this.target.inspect.read(path),
       indexNames: async (path) => Object.hasOwn(await indexEntriesOf(this.target.inspect), path),
+      indexEntries: () => indexEntriesOf(this.target.inspect),
       pushedUnderGlobalLock: (svc, r) => {
         const slot = this.clones.find((c) => c.svc === svc);
         if (slot) this.settleNamed(slot.index, r);
