@@ -59,6 +59,7 @@ const LATEST_OFF = {
   rollbackPastShare: 0,
   lostRaceShare: 0,
   shardCutShare: 0,
+  checkedWindowShare: 0,
 } as const;
 
 function describe(results: readonly HistoryResult[]): string {
@@ -788,6 +789,7 @@ const MOVE_SHARES = [
   "rollbackPastShare",
   "lostRaceShare",
   "shardCutShare",
+  "checkedWindowShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */

@@ -16,6 +16,7 @@ import { sameBytes } from "./invariants.ts";
 import { underMarkerDelete } from "./under_marker.ts";
 import { racedPull } from "./moves_lost_race.ts";
 import { listedHeld } from "./moves_shard_cut.ts";
+import { editAfterPull, namedHeld } from "./moves_checked_window.ts";
 import {
   type Command,
   type CommandEnv,
@@ -95,8 +96,10 @@ export function moveCommand(
   switch (op.kind) {
     case "sync":
       return plain("sync", async (svc) => {
+        if (op.named !== undefined) await namedHeld(env, op.named);
         const pull = () => svc.pullChanged();
         await (op.raced ? racedPull(env, svc, c, op.raced, pull) : pull());
+        if (op.edit !== undefined) await editAfterPull(env, svc, c, op.id, op.edit);
         await pushOf(env, svc);
         if (op.listed) await listedHeld(env, op.listed);
       });

@@ -46,6 +46,7 @@ import { insertUnderMarker } from "./moves_under_marker.ts";
 import { insertRollbackPast } from "./moves_rollback.ts";
 import { insertLostRace } from "./moves_lost_race.ts";
 import { insertShardCut } from "./moves_shard_cut.ts";
+import { insertCheckedWindow } from "./moves_checked_window.ts";
 import { insertTakeBackFault } from "./moves_take_back.ts";
 import { markSaveGap } from "./moves_save_gap.ts";
 import {
@@ -449,6 +450,11 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   insertLostRace(ops, kinds, own(0x6c726370), options.lostRaceShare ?? 0.05);
   // From a generator of its own: the operations above stay as they were.
   insertShardCut(ops, kinds, v2, own(0x73686374), options.shardCutShare ?? 0.05);
+  // From a generator of its own: the operations above stay as they were.
+  const checkedWindow = options.checkedWindowShare ?? 0.05;
+  // Without old clients: under their global lock a take-back's order is another.
+  const checkedWindowed = checkedDeletes && !oldClients;
+  insertCheckedWindow(ops, kinds, checkedWindowed, own(0x63687769), checkedWindow);
   // From a generator of its own, once every run is marked `parallel` or not.
   markSaveGap(ops, seed, options.saveGapShare ?? 0.05);
   // From a generator of its own: the operations above stay as they were.

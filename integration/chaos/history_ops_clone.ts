@@ -92,6 +92,13 @@ export type CloneOp =
      * looks at the index after the push; see {@link insertShardCut}).
      */
     readonly listed?: { readonly model: number; readonly data: number };
+    /**
+     * With `edit`: its user edits that one of {@link SHARED_FILES} between
+     * the pull and the push (see {@link insertCheckedWindow}).
+     */
+    readonly edit?: number;
+    /** With `named`: I7 looks at that one of {@link SHARED_FILES} before the pull. */
+    readonly named?: number;
   }
   /** The move of a v1 bucket's index to v2 shards, under the global lock (once per history). */
   | { readonly id: number; readonly kind: "migrate"; readonly clone: number }

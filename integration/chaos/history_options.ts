@@ -111,6 +111,8 @@ export interface GenerateOptions {
   readonly lostRaceShare?: number;
   /** Chance that a v2 history with two clones or more starts with a same-output peer's commit of a stopped run's uploads cut off between its shard write and the meta update, the run then refused (see {@link insertShardCut}); default 0.05. */
   readonly shardCutShare?: number;
+  /** Chance that a history without old clients whose store deletes by a check, then a delete, with two clones or more, starts with a peer's pull, edit and push inside a take-back's checked delete (see {@link insertCheckedWindow}); default 0.05. */
+  readonly checkedWindowShare?: number;
 }
 
 /**

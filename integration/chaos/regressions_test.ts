@@ -379,3 +379,20 @@ Deno.test("chaos regression: a refused run's erasure keeps an upload a v2 shard 
     '{"seed":214200004,"clones":3,"v2":true,"ops":[{"id":26,"kind":"run","clone":1,"model":1,"data":0,"workMs":0,"same":true},{"id":30,"kind":"stall","clone":1,"on":true,"at":"commit","run":26,"pick":160826816},{"id":33,"kind":"crash","clone":2,"at":"answer","queued":true},{"id":34,"kind":"run","clone":2,"model":1,"data":0,"workMs":0,"same":true},{"id":38,"kind":"tick","n":25,"pick":2099318575},{"id":39,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":40,"kind":"tick","n":58,"pick":49200712},{"id":41,"kind":"sync","clone":1,"listed":{"model":1,"data":0}}]}',
   );
 });
+
+/**
+ * I7 (seed 214300003, shrunk to 12 operations; `--checked-window-share 1`,
+ * deletes that check, then delete): c3 pushed config/settings-1.yaml, its
+ * answer lost, and c1 synced it; c3 deleted it and pushed, stopped at its
+ * take-back's delete once the version was checked. c1's sync pulled (the
+ * entry gone, the object there: kept to name again), its user edited the
+ * file, and its push committed the edit, reported published; c3's delete
+ * then took it, and the index named an object gone. A commit over such a
+ * kept entry now reads the take-back's note too (0e1b327): the edit is a
+ * conflict with the deletion.
+ */
+Deno.test("chaos regression: a peer's edit over an entry kept to name again, pushed inside a take-back's checked delete, is a conflict, not published and deleted (I7, seed 214300003)", async () => {
+  await clean(
+    '{"seed":214300003,"clones":4,"v2":true,"indexFirst":true,"checkedDeletes":true,"ops":[{"id":35,"kind":"crash","clone":3,"at":"answer","queued":true},{"id":36,"kind":"edit","clone":3,"file":1,"how":"push"},{"id":37,"kind":"tick","n":5,"pick":709007629},{"id":38,"kind":"sync","clone":1},{"id":40,"kind":"stall","clone":3,"on":true,"at":"withdraw"},{"id":41,"kind":"delete","clone":3,"file":1,"how":"push"},{"id":42,"kind":"tick","n":11,"pick":1786435110},{"id":43,"kind":"sync","clone":1,"edit":1},{"id":44,"kind":"tick","n":1,"pick":1912632188},{"id":45,"kind":"stall","clone":3,"on":false},{"id":46,"kind":"tick","n":11,"pick":832933738},{"id":47,"kind":"sync","clone":1,"named":1}]}',
+  );
+});

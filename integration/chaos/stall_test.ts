@@ -80,6 +80,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       rollbackPastShare: 0,
       lostRaceShare: 0,
       shardCutShare: 0,
+      checkedWindowShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -101,6 +102,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       rollbackPastShare: 0,
       lostRaceShare: 0,
       shardCutShare: 0,
+      checkedWindowShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.

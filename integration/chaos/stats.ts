@@ -285,6 +285,10 @@ export interface ChaosStats {
   racedPullsHeld: number;
   /** Syncs after which I7 looked at a data name a cut-off shard write named (`sync` with `listed`). */
   listedChecks: number;
+  /** Edits between a sync's pull and its push (`sync` with `edit`). */
+  editsAfterPull: number;
+  /** Syncs before which I7 looked at a file a take-back's checked delete may have taken (`sync` with `named`). */
+  namedChecks: number;
   /** Files written under a directory and marked by the directory's name (`under` edits). */
   editsUnderMarkedByName: number;
   /** Crashes that hit between a commit-step write and the index update. */
@@ -423,6 +427,8 @@ export function emptyStats(): ChaosStats {
     racedPulls: 0,
     racedPullsHeld: 0,
     listedChecks: 0,
+    editsAfterPull: 0,
+    namedChecks: 0,
     editsUnderMarkedByName: 0,
     commitCrashes: 0,
     answerCrashes: 0,
