@@ -60,6 +60,7 @@ const LATEST_OFF = {
   lostRaceShare: 0,
   shardCutShare: 0,
   checkedWindowShare: 0,
+  republishedShare: 0,
 } as const;
 
 function describe(results: readonly HistoryResult[]): string {
@@ -790,6 +791,7 @@ const MOVE_SHARES = [
   "lostRaceShare",
   "shardCutShare",
   "checkedWindowShare",
+  "republishedShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */

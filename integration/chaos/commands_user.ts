@@ -99,7 +99,7 @@ export function moveCommand(
         if (op.named !== undefined) await namedHeld(env, op.named);
         const pull = () => svc.pullChanged();
         await (op.raced ? racedPull(env, svc, c, op.raced, pull) : pull());
-        if (op.edit !== undefined) await editAfterPull(env, svc, c, op.id, op.edit);
+        if (op.edit !== undefined) await editAfterPull(env, svc, c, op.id, op.edit, op.again);
         await pushOf(env, svc);
         if (op.listed) await listedHeld(env, op.listed);
       });

@@ -47,6 +47,7 @@ import { insertRollbackPast } from "./moves_rollback.ts";
 import { insertLostRace } from "./moves_lost_race.ts";
 import { insertShardCut } from "./moves_shard_cut.ts";
 import { insertCheckedWindow } from "./moves_checked_window.ts";
+import { insertRepublished } from "./moves_republished.ts";
 import { insertTakeBackFault } from "./moves_take_back.ts";
 import { markSaveGap } from "./moves_save_gap.ts";
 import {
@@ -455,6 +456,9 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   // Without old clients: under their global lock a take-back's order is another.
   const checkedWindowed = checkedDeletes && !oldClients;
   insertCheckedWindow(ops, kinds, checkedWindowed, own(0x63687769), checkedWindow);
+  // From a generator of its own: the operations above stay as they were.
+  const republished = etag && oldClients && !v2;
+  insertRepublished(ops, kinds, republished, own(0x72707562), options.republishedShare ?? 0.05);
   // From a generator of its own, once every run is marked `parallel` or not.
   markSaveGap(ops, seed, options.saveGapShare ?? 0.05);
   // From a generator of its own: the operations above stay as they were.

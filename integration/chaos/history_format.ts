@@ -50,7 +50,11 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       return `${head} c${op.clone}${via(op.clone)}${
         op.raced ? " (right after its marker's push raced by a peer's: I38)" : ""
       }${op.listed ? " (the index then names no missing object of that data name: I7)" : ""}${
-        op.edit !== undefined ? ` (editing ${SHARED_FILES[op.edit]} between its pull and push)` : ""
+        op.edit !== undefined
+          ? ` (editing ${SHARED_FILES[op.edit]} between its pull and push${
+            op.again ? `, with the bytes of c${op.again.clone}'s #${op.again.op}` : ""
+          })`
+          : ""
       }${
         op.named !== undefined ? ` (the index first names ${SHARED_FILES[op.named]} held: I7)` : ""
       }`;

@@ -97,6 +97,8 @@ export type CloneOp =
      * the pull and the push (see {@link insertCheckedWindow}).
      */
     readonly edit?: number;
+    /** With `edit`: the bytes that clone's edit operation `op` wrote there (see {@link insertRepublished}). */
+    readonly again?: { readonly op: number; readonly clone: number };
     /** With `named`: I7 looks at that one of {@link SHARED_FILES} before the pull. */
     readonly named?: number;
   }

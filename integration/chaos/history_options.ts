@@ -113,6 +113,8 @@ export interface GenerateOptions {
   readonly shardCutShare?: number;
   /** Chance that a history without old clients whose store deletes by a check, then a delete, with two clones or more, starts with a peer's pull, edit and push inside a take-back's checked delete (see {@link insertCheckedWindow}); default 0.05. */
   readonly checkedWindowShare?: number;
+  /** Chance that a v1 history with old clients on a store whose versions are ETags, with three clones or more, starts with a file taken back, its bytes published again, their entry dropped by an old client, then edited by a peer (see {@link insertRepublished}); default 0.05. */
+  readonly republishedShare?: number;
 }
 
 /**

@@ -78,9 +78,10 @@ export function insertCheckedWindow(
 /**
  * The edit of a `sync` with `edit` (see {@link insertCheckedWindow}),
  * between its pull and its push: the user of clone `clone` writes the
- * shared file `file` (unique bytes naming the operation `op`) and marks it,
- * recorded for I6 as a pushed edit is. Nothing where the file is not here
- * (the pull brought nothing, or a directory is there).
+ * shared file `file` (unique bytes naming the operation `op`, or those
+ * `again` names: the bytes another clone's edit operation wrote there) and
+ * marks it, recorded for I6 as a pushed edit is. Nothing where a directory
+ * is there, nor, without `again`, where no file is (the pull brought none).
  */
 export async function editAfterPull(
   env: CommandEnv,
@@ -88,11 +89,15 @@ export async function editAfterPull(
   clone: number,
   op: number,
   file: number,
+  again?: { readonly op: number; readonly clone: number },
 ): Promise<void> {
   const path = SHARED_FILES[file];
   const st = await Deno.lstat(`${svc.cacheDir}/${path}`).catch(() => null);
-  if (!st?.isFile) return;
-  const bytes = new TextEncoder().encode(`op ${op}: ${path} edited by c${clone}; some settings\n`);
+  // A new file only with `again` (the bytes published again where none is here).
+  if (st ? !st.isFile : !again) return;
+  const [by, of] = again ? [again.op, again.clone] : [op, clone];
+  // As an edit operation's bytes (`editBytes` in commands.ts).
+  const bytes = new TextEncoder().encode(`op ${by}: ${path} edited by c${of}; some settings\n`);
   env.stats.edits++;
   env.stats.editsAfterPull++;
   await env.changes.record({ op, clone, path, how: "push" }, bytes);

@@ -81,6 +81,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       lostRaceShare: 0,
       shardCutShare: 0,
       checkedWindowShare: 0,
+      republishedShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -103,6 +104,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       lostRaceShare: 0,
       shardCutShare: 0,
       checkedWindowShare: 0,
+      republishedShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.

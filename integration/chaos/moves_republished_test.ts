@@ -1,0 +1,76 @@
+/**
+ * The republished move: where it inserts its block, which clones it takes,
+ * and what the block does, in order.
+ */
+import assert from "node:assert/strict";
+import type { ClientKind, Op } from "./history_ops.ts";
+import { insertRepublished } from "./moves_republished.ts";
+import { Rng } from "./prng.ts";
+
+const foreign: Op = { id: 0, kind: "foreign", what: "file", file: 0 };
+const sync: Op = { id: 1, kind: "sync", clone: 0 };
+
+Deno.test("republished: nothing without ETag versions, with two clones, with fewer than two clones driven through the API, or outside its share", () => {
+  for (let seed = 1; seed <= 50; seed++) {
+    const cases: [readonly ClientKind[], boolean, number][] = [
+      [["api", "api", "core"], false, 1],
+      [["api", "api"], true, 1],
+      [["api", "core", "core"], true, 1],
+      [["api", "api", "core"], true, 0],
+    ];
+    for (const [kinds, etag, share] of cases) {
+      const ops: Op[] = [sync];
+      insertRepublished(ops, kinds, etag, new Rng(seed), share);
+      assert.deepEqual(ops, [sync]);
+    }
+  }
+});
+
+Deno.test("republished: a third clone's file taken back, the old client's pull stopped, the clone's sync writing those bytes again, the peer's sync, then its edit over the dropped entry", () => {
+  const kinds: ClientKind[] = ["api", "core", "api", "core-single-phase"];
+  for (let seed = 1; seed <= 50; seed++) {
+    const ops: Op[] = [foreign, sync];
+    insertRepublished(ops, kinds, true, new Rng(seed), 1);
+    assert.equal(ops[0], foreign);
+    assert.equal(ops.at(-1), sync);
+    const block = ops.slice(1, -1);
+    const ids = block.map((o) => o.id);
+    assert.ok(ids.every((id) => id > 1), "ids after every other operation's");
+    assert.equal(new Set(ids).size, ids.length);
+    const steps = block.filter((o) => o.kind !== "tick" && o.kind !== "wait");
+    assert.deepEqual(steps.map((o) => o.kind), [
+      "crash",
+      "edit",
+      "delete",
+      "edit",
+      "crash",
+      "delete",
+      "oldpull",
+      "sync",
+      "sync",
+      "edit",
+      "sync",
+      "sync",
+    ]);
+    const [answer, pushed, takenBack, , cut, , old, again, fetch, edit] = steps;
+    assert.ok(answer.kind === "crash" && answer.at === "answer");
+    assert.ok(cut.kind === "crash" && cut.at === "commit");
+    assert.ok(pushed.kind === "edit" && pushed.how === "push");
+    const machine = pushed.clone;
+    assert.ok(takenBack.kind === "delete" && takenBack.clone === machine);
+    assert.equal(takenBack.file, pushed.file);
+    assert.ok(old.kind === "oldpull" && old.clone === machine);
+    assert.ok(again.kind === "sync" && again.edit === pushed.file);
+    assert.deepEqual(again.again, { op: pushed.id, clone: machine });
+    assert.ok(edit.kind === "edit" && edit.dropped === true && edit.file === pushed.file);
+    const peer = edit.clone;
+    assert.ok(fetch.kind === "sync" && fetch.clone === peer);
+    assert.equal(old.window, peer);
+    assert.deepEqual(
+      [kinds[again.clone], kinds[peer]],
+      ["api", "api"],
+      "the clone and the peer are driven through the API",
+    );
+    assert.ok(new Set([machine, again.clone, peer]).size === 3);
+  }
+});
