@@ -136,6 +136,7 @@ const SLUICE_OPTION_KEYS = [
   "lockBackend",
   "identity",
   "clock",
+  "fileClock",
   "events",
   "config",
   "plugins",

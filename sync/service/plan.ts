@@ -172,7 +172,7 @@ export async function buildPlan(
         if (local === UNREADABLE || !local) continue;
         if (s && s.hash === local.hash) {
           // Unchanged: its mtime recorded (once settled), so that it is not hashed again.
-          if (settledAt(f.mtimeMs, Date.now()) !== s.mtimeMs || f.ctimeMs !== s.ctimeMs) {
+          if (settledAt(f.mtimeMs, state.fileClock()) !== s.mtimeMs || f.ctimeMs !== s.ctimeMs) {
             state.setSynced(f.path, { ...s, mtimeMs: f.mtimeMs, ctimeMs: f.ctimeMs });
           }
           continue;
@@ -289,7 +289,7 @@ export async function buildPlan(
       const s = state.synced(f.path);
       if (s && s.hash === local.hash) {
         // Its mtime recorded once settled (a racy one is not: no record rewritten for it).
-        if (settledAt(f.mtimeMs, Date.now()) !== s.mtimeMs || f.ctimeMs !== s.ctimeMs) {
+        if (settledAt(f.mtimeMs, state.fileClock()) !== s.mtimeMs || f.ctimeMs !== s.ctimeMs) {
           state.setSynced(f.path, { ...s, mtimeMs: f.mtimeMs, ctimeMs: f.ctimeMs });
         }
         continue;

@@ -193,7 +193,7 @@ export function pushTerminal(deps: TerminalDeps): (ctx: PushContext) => Promise<
         const { hash, size } = read;
         // Judged racy at its read, not at its record (a commit may come much
         // later): see `settledAt` in `state.ts`.
-        const mtimeMs = settledAt(read.mtimeMs, Date.now());
+        const mtimeMs = settledAt(read.mtimeMs, state.fileClock());
         const ctimeMs = read.ctimeMs;
         // Unchanged since this cache synced it (a path marked dirty, or named,
         // again), and the store still holds that version: nothing to write.

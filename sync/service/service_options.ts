@@ -64,6 +64,14 @@ export interface SyncServiceOptions {
   readonly identity?: Identity;
   /** Time; default the system clock. */
   readonly clock?: Clock;
+  /**
+   * The filesystem's clock (ms), against which a file's mtime is judged
+   * settled before a synced record keeps it (see `settledAt`); default the
+   * system's, `Date.now`, whose time the filesystem stamps files with. A
+   * harness whose outcomes must not hang on how much real time passes gives
+   * its own.
+   */
+  readonly fileClock?: () => number;
   /** Shared event emitter; default a new one. */
   readonly events?: SluiceEmitter;
   /** Configuration overrides. */

@@ -85,9 +85,8 @@ export async function openServiceState(options: SyncServiceOptions): Promise<Syn
   await makeCacheDir(options.cacheDir);
   const stateDir = options.stateDir ?? defaultStateDir(options.cacheDir);
   await refuseStateNotADirectory(options.cacheDir, stateDir);
-  return await SyncState.open(
-    options.cacheDir,
-    stateDir,
-    options.ownersInProcess ? { ownerRuns: (owner) => ownerLockHeld(stateDir, owner) } : {},
-  );
+  return await SyncState.open(options.cacheDir, stateDir, {
+    ...(options.ownersInProcess ? { ownerRuns: (owner) => ownerLockHeld(stateDir, owner) } : {}),
+    ...(options.fileClock ? { fileClock: options.fileClock } : {}),
+  });
 }

@@ -88,10 +88,14 @@ export class SyncState extends SyncedRecords implements StateAccess {
   /** The datastore paths the last pull left out as blocked (see `blocked_record.ts`). */
   blocked!: BlockedRecord;
 
-  private constructor(stateDir: string, runs?: (owner: string) => boolean) {
+  private constructor(
+    stateDir: string,
+    runs?: (owner: string) => boolean,
+    fileClock?: () => number,
+  ) {
     const dir = stateDir.replace(/\/+$/, "");
     const owner = `${Deno.pid}.${randomId(6)}`;
-    super(dir, owner);
+    super(dir, owner, fileClock);
     this.#dir = dir;
     this.#owner = owner;
     this.#ownerRuns = runs ?? ((owner) => ownerRuns(this.#dir, owner));
@@ -111,9 +115,11 @@ export class SyncState extends SyncedRecords implements StateAccess {
     options: {
       /** Whether the writer of journal lines as `owner` still runs; default {@link ownerRuns}. */
       readonly ownerRuns?: (owner: string) => boolean;
+      /** The filesystem's clock, against which mtimes are judged settled; default `Date.now`. */
+      readonly fileClock?: () => number;
     } = {},
   ): Promise<SyncState> {
-    const s = new SyncState(stateDir, options.ownerRuns);
+    const s = new SyncState(stateDir, options.ownerRuns, options.fileClock);
     const st = await Deno.lstat(s.#dir).catch(() => null);
     if (st?.isSymlink) {
       throw new UnsafePathError(

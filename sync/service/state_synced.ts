@@ -37,10 +37,16 @@ export class SyncedRecords {
   protected readonly stateLock: StateLock;
   /** Remote index version as of the last sync. */
   indexVersion: string | undefined;
+  /** The filesystem's clock, against which a file's mtime is judged settled (see `settledAt`). */
+  readonly fileClock: () => number;
 
-  /** Over the state directory `dir`, as the process whose journal lines are `owner`'s. */
-  protected constructor(dir: string, owner: string) {
-    this.syncedManifest = new SyncedManifest(dir);
+  /**
+   * Over the state directory `dir`, as the process whose journal lines are
+   * `owner`'s, judging mtimes settled by `fileClock` (default `Date.now`).
+   */
+  protected constructor(dir: string, owner: string, fileClock: () => number = Date.now) {
+    this.fileClock = fileClock;
+    this.syncedManifest = new SyncedManifest(dir, fileClock);
     this.stateLock = new StateLock(dir, owner);
   }
 

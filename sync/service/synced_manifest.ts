@@ -30,9 +30,16 @@ export class SyncedManifest {
   /** The manifest's base and log on disk. */
   readonly #files: ManifestFiles;
 
-  /** The manifest of the state directory `dir` (nothing read until {@link load}). */
-  constructor(dir: string) {
+  /** The filesystem's clock, against which an mtime is judged settled. */
+  readonly #fileClock: () => number;
+
+  /**
+   * The manifest of the state directory `dir` (nothing read until
+   * {@link load}), judging mtimes settled by `fileClock` (default `Date.now`).
+   */
+  constructor(dir: string, fileClock: () => number = Date.now) {
     this.#files = new ManifestFiles(dir);
+    this.#fileClock = fileClock;
   }
 
   get(path: string): SyncedEntry | undefined {
@@ -56,7 +63,7 @@ export class SyncedManifest {
 
   /** Records `entry` at `path` (its mtime kept only once settled), or none; saved by {@link save}. */
   set(path: string, entry: SyncedEntry | undefined): void {
-    if (entry) this.#entries.set(path, settledMtime(entry));
+    if (entry) this.#entries.set(path, settledMtime(entry, this.#fileClock()));
     else this.#entries.delete(path);
     this.#changed.add(path);
   }

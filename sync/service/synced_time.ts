@@ -32,13 +32,14 @@ export function racyWindowMs(mtimeMs: number): number {
 }
 
 /**
- * `entry` as recorded: its mtime kept only once the file was last written
- * longer ago than {@link racyWindowMs} (by the filesystem's clock, the
- * system's); a record without one makes a walk hash the file, and the walk
- * then records its mtime once it has settled.
+ * `entry` as recorded at `seenAt`: its mtime kept only once the file was
+ * last written longer ago than {@link racyWindowMs} (by the filesystem's
+ * clock, the system's unless a service is given another); a record without
+ * one makes a walk hash the file, and the walk then records its mtime once
+ * it has settled.
  */
-export function settledMtime(entry: SyncedEntry): SyncedEntry {
-  if (settledAt(entry.mtimeMs, Date.now()) !== undefined) return entry;
+export function settledMtime(entry: SyncedEntry, seenAt: number = Date.now()): SyncedEntry {
+  if (settledAt(entry.mtimeMs, seenAt) !== undefined) return entry;
   const { mtimeMs: _racy, ...rest } = entry;
   return rest;
 }
