@@ -35,6 +35,17 @@ export const CHAOS_CONFIG = {
   streamThresholdBytes: 24,
 } as const;
 
+/**
+ * The filesystem's clock every clone's service judges mtimes settled by
+ * (`fileClock`): the epoch, so every file counts as written just now, its
+ * record keeps no mtime and every walk hashes it. The system's clock would
+ * make whether a record keeps one (and the manifest log lines a walk adds
+ * once it has settled) hang on how much real time a history took, and a
+ * seed would not replay the same manifest files, nor the moves that read
+ * them (a damaged log's line, a line written ahead).
+ */
+export const CHAOS_FILE_CLOCK = (): number => 0;
+
 /** What {@link cloneService} builds a clone's service from. */
 export interface CloneServiceOptions {
   readonly dir: string;
@@ -103,6 +114,7 @@ export async function cloneService(
       pid: 1000 * o.incarnation + 1,
     },
     clock: o.clock,
+    fileClock: CHAOS_FILE_CLOCK,
     events,
     config: o.indexFirst ? { ...CHAOS_CONFIG, firstIndexAtUploads: 1 } : CHAOS_CONFIG,
     lockBackend,

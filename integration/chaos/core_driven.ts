@@ -48,6 +48,7 @@ import type { ExtensionSyncService } from "../../packages/extension/sync_service
 import { absentOnError } from "../../packages/testing/absent_on_error.ts";
 import {
   CHAOS_CONFIG,
+  CHAOS_FILE_CLOCK,
   cloneService,
   type CloneServiceOptions,
   watchWarnings,
@@ -167,7 +168,8 @@ export async function coreCloneService(
   const ds = defineStoreDatastore({
     store: o.store,
     // Each process of a clone is a service here: its marks are its own while it runs.
-    createService: (o) => createSluice({ ...o, ownersInProcess: true }),
+    createService: (o) =>
+      createSluice({ ...o, ownersInProcess: true, fileClock: CHAOS_FILE_CLOCK }),
     identity: {
       holder: `${o.name}@chaos`,
       hostname: `${o.name}-host`,

@@ -210,3 +210,27 @@ Deno.test({
     assert.deepEqual(r.violations, []);
   },
 });
+
+for (const kind of ["api", "two-phase"] as const) {
+  Deno.test(`${kind} clone: no synced record keeps an mtime, however long ago its file was written (the filesystem's clock given)`, async () => {
+    await withBench([kind], async (b) => {
+      b.spawn(0, (kind === "api" ? runCommand : coreRunCommand)(b.env, run(0, 0)));
+      await b.drain();
+      assert.equal(b.truth.runs[0].outcome, "success", b.outcomes.join("\n"));
+      const svc = b.clones[0].svc;
+      const raw = svc.state.syncedPaths().find((p) => p.endsWith("/out/1/raw"));
+      assert.ok(raw !== undefined, `no record of the run's raw output: ${svc.state.syncedPaths()}`);
+      // Written an hour ago by the system's clock: settled there, whatever real time the run took.
+      const hourAgo = new Date(Date.now() - 3_600_000);
+      await Deno.utime(`${svc.cacheDir}/${raw}`, hourAgo, hourAgo);
+      b.sched.spawn("walk", "c0.0", async () => {
+        await svc.markDirty();
+        await svc.pushChanged();
+      });
+      await b.drain();
+      assert.ok(svc.state.synced(raw), b.outcomes.join("\n"));
+      assert.equal(svc.state.synced(raw)?.mtimeMs, undefined);
+      assert.equal(b.sched.stats.strays, 0);
+    });
+  });
+}

@@ -24,7 +24,7 @@ import type { Clock, GetResult, ObjectStore } from "../../sync/ports.ts";
 import { type IndexEntry, readIndex } from "../../sync/transfer/remote_index.ts";
 import type { RetryPolicy } from "../../sync/retry.ts";
 import { WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
-import { CHAOS_CONFIG } from "./clone_setup.ts";
+import { CHAOS_CONFIG, CHAOS_FILE_CLOCK } from "./clone_setup.ts";
 import type { StoreInspector, Violation } from "./truth_records.ts";
 
 const NO_RETRY: RetryPolicy = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
@@ -206,6 +206,7 @@ export async function checkFreshClone(
     store: at.store,
     identity: { holder: "fresh@chaos", hostname: "fresh-host", pid: 1 },
     clock: at.clock,
+    fileClock: CHAOS_FILE_CLOCK,
     config: CHAOS_CONFIG,
   });
   const out: Violation[] = [];
