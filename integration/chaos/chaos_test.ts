@@ -114,7 +114,8 @@ Deno.test(`chaos: ${CI_SEEDS} seeded histories keep I1-I8`, async () => {
 });
 
 Deno.test("chaos: a history gives the same outcome every time it runs", async () => {
-  for (const seed of [2, 3, 5]) {
+  // 215000041 takes a version back (its withdrawal note told apart by a random `n`).
+  for (const seed of [2, 3, 5, 215000041]) {
     const h = generateHistory(seed);
     const [a, b] = [await runHistory(h), await runHistory(h)];
     assert.ok(a.fingerprint.length > 0);

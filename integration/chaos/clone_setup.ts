@@ -18,6 +18,7 @@ import type { Clock, LockBackend, ObjectStore } from "../../sync/ports.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { absentOnError } from "../../packages/testing/absent_on_error.ts";
 import { MONOLITH_KEY } from "../../sync/transfer/bucket_layout.ts";
+import { WITHDRAWN_DIR } from "../../sync/transfer/withdrawal_note.ts";
 import { SHARED_FILES } from "./history.ts";
 import type { StoreInspector, TruthRecords } from "./truth_records.ts";
 import type { LocalChanges } from "./local_changes.ts";
@@ -184,15 +185,34 @@ export function isIndexObject(key: string): boolean {
   return key === MONOLITH_KEY || key.startsWith("_index/");
 }
 
-/** Every run's and transaction's outcome and a digest of the store's objects (locks left out). */
+/**
+ * Every run's and transaction's outcome and a digest of the store's objects
+ * (locks left out; a withdrawal note without its random `n`, which tells
+ * two take-backs' notes apart and differs from run to run).
+ */
 export async function fingerprintOf(truth: TruthRecords, inspect: StoreInspector): Promise<string> {
   const parts = truth.runs.map((r) => `#${r.op}:${r.outcome}`);
   parts.push(...truth.txns.map((t) => `lf#${t.op}:${t.outcome}`));
   for (const key of await inspect.keys()) {
     if (key.endsWith(".lock")) continue;
-    parts.push(`${key}=${(await sha256Hex((await inspect.read(key))!)).slice(0, 12)}`);
+    let bytes = (await inspect.read(key))!;
+    if (key.startsWith(`${WITHDRAWN_DIR}/`)) bytes = withoutNonce(bytes);
+    parts.push(`${key}=${(await sha256Hex(bytes)).slice(0, 12)}`);
   }
   return parts.join(" ");
+}
+
+/** A withdrawal note's bytes without its `n` (as they are when they are no JSON object). */
+function withoutNonce(bytes: Uint8Array): Uint8Array {
+  let note: unknown;
+  try {
+    note = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return bytes;
+  }
+  if (typeof note !== "object" || note === null || !("n" in note)) return bytes;
+  const { n: _n, ...rest } = note;
+  return new TextEncoder().encode(JSON.stringify(rest));
 }
 
 /** Counts the library warnings of `events` in `o.warnings` and hands each to `o.onWarning`. */
