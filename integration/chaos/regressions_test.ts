@@ -413,3 +413,30 @@ Deno.test("chaos regression: bytes taken back and published again, their entry d
     '{"seed":214400002,"clones":5,"kinds":["api","api","core","api","api"],"oldClients":true,"etag":true,"setAsideFlaky":true,"ops":[{"id":101,"kind":"crash","clone":2,"at":"answer","queued":true},{"id":102,"kind":"edit","clone":2,"file":2,"how":"push"},{"id":106,"kind":"delete","clone":2,"file":2,"how":"push"},{"id":107,"kind":"tick","n":33,"pick":1386841069},{"id":108,"kind":"edit","clone":2,"file":5,"how":"push"},{"id":109,"kind":"tick","n":30,"pick":1783915785},{"id":110,"kind":"crash","clone":2,"at":"commit","queued":true},{"id":111,"kind":"delete","clone":2,"file":5,"how":"push"},{"id":112,"kind":"tick","n":40,"pick":844056498},{"id":113,"kind":"wait","ms":15500},{"id":115,"kind":"oldpull","clone":2,"window":1},{"id":116,"kind":"sync","clone":0,"edit":2,"again":{"op":102,"clone":2}},{"id":117,"kind":"tick","n":57,"pick":788247958},{"id":118,"kind":"sync","clone":1},{"id":119,"kind":"tick","n":10,"pick":1291053787},{"id":120,"kind":"edit","clone":1,"file":2,"how":"push","dropped":true}]}',
   );
 });
+
+/**
+ * I7 and I8 (seed 212900046, `--put-back-lost-share 1 --shared-cache-share
+ * 1`, shrunk; v2 index, old clients): c0's run #92 wrote version 2 and moved
+ * the `latest` marker onto it (its upload replacing the committed "1"), and
+ * crashed once the shard naming version 2 had landed, before the shard
+ * naming the marker. c0 deleted version 2's files and pushed: the marker's
+ * write met its own upload in place (the same bytes) while the index still
+ * listed version 2, then the push took version 2's files back, and the
+ * commit's look at the marker failed twice (flaky HEADs). The next push held
+ * the marker (it names version 2, neither held here nor listed now) and its
+ * publication of the stranded upload waited for version 2 to be listed, for
+ * good: the index named the replaced "1", a fresh clone skipped the marker.
+ * From eae60e3 on, the take-back's removal of its note is one more store
+ * call, and the flaky HEADs fell on a take-back's look instead; with op 1's
+ * tick at 18 (the second history) they fall on the marker's again. The held
+ * marker's stranded upload is now taken back, the committed marker put back
+ * and named.
+ */
+Deno.test("chaos regression: a held marker's own stranded upload naming a version taken back is replaced by the committed marker (I7, I8, seed 212900046)", async () => {
+  await clean(
+    '{"seed":212900046,"clones":2,"absentOnError":true,"v2":true,"oldClients":true,"ops":[{"id":83,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":91,"kind":"crash","clone":0,"at":"answer","queued":true},{"id":92,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":93,"kind":"tick","n":31,"pick":1652688692},{"id":94,"kind":"delete","clone":0,"file":0,"how":"push","run":92},{"id":95,"kind":"tick","n":52,"pick":650163448},{"id":97,"kind":"tick","n":31,"pick":639154563},{"id":1,"kind":"tick","n":16,"pick":336441787},{"id":3,"kind":"flaky","call":"head","count":2,"afterEffect":true},{"id":5,"kind":"tick","n":20,"pick":165627794}]}',
+  );
+  await clean(
+    '{"seed":212900046,"clones":2,"absentOnError":true,"v2":true,"oldClients":true,"ops":[{"id":83,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":91,"kind":"crash","clone":0,"at":"answer","queued":true},{"id":92,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":93,"kind":"tick","n":31,"pick":1652688692},{"id":94,"kind":"delete","clone":0,"file":0,"how":"push","run":92},{"id":95,"kind":"tick","n":52,"pick":650163448},{"id":97,"kind":"tick","n":31,"pick":639154563},{"id":1,"kind":"tick","n":18,"pick":336441787},{"id":3,"kind":"flaky","call":"head","count":2,"afterEffect":true},{"id":5,"kind":"tick","n":20,"pick":165627794}]}',
+  );
+});
