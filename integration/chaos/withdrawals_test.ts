@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { type ObjectStore, PutModes } from "../../sync/ports.ts";
+import { type DeleteOptions, type ObjectStore, PutModes } from "../../sync/ports.ts";
 import type { IndexEntry } from "../../sync/transfer/bucket_layout.ts";
 import { Withdrawals } from "./withdrawals.ts";
 
@@ -137,4 +137,22 @@ Deno.test("I32: the upload named again after its delete, or a peer's entry there
     await store.get(INDEX);
     assert.equal(w.answerable(0, "n.md", world.entries), true);
   }
+});
+
+Deno.test("I32: a peer's new file at the path after a checked delete ended the withdrawal (a check, then a plain delete) is its own, spared", async () => {
+  const { w, world, store, commit } = setup();
+  const mine = await store.put("n.md", enc("a"), PutModes.create);
+  await commit({ "n.md": entry(mine.version) });
+  await commit({});
+  // Where deletes check the version, then delete (`checkThenDelete`), the
+  // delete that reaches the store is a plain one carrying the version checked.
+  const checked = { checkedVersion: mine.version } as DeleteOptions;
+  await store.delete("n.md", checked);
+  await store.get(INDEX);
+  world.who = 1;
+  const theirs = await store.put("n.md", enc("b"), PutModes.create);
+  await commit({ "n.md": entry(theirs.version) });
+  world.who = 0;
+  await store.get(INDEX);
+  assert.equal(w.answerable(0, "n.md", world.entries), false);
 });
