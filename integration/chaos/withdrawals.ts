@@ -18,10 +18,12 @@
  * before its commit), an entry at that path is a peer's file of its own, no
  * entry of this clone's taken out and named again: the next pull shows it.
  * So is one first committed after the withdrawal ended: the entry naming the
- * upload taken out, then the upload deleted by this clone while the index
- * named nothing there, and no index naming that upload since (a peer that
- * never saw it creating a file of its own on a path nothing held, which the
- * push may meet later on, reading the index for another change of its own).
+ * upload taken out, then the upload deleted by this clone (a delete
+ * conditional on it or, where deletes check the version, then delete, the
+ * delete after its check) while the index named nothing there, and no
+ * index naming that upload since (a peer that never saw it creating a file
+ * of its own on a path nothing held, which the push may meet later on,
+ * reading the index for another change of its own).
  *
  * The harness hands it every store call clones make ({@link Withdrawals.watch}),
  * and asks at a push's end ({@link Withdrawals.answerable}).
@@ -91,11 +93,12 @@ export class Withdrawals {
       delete: async (key, o) => {
         const c = clone();
         await store.delete(key, o);
-        if (c === undefined || isIndexObject(key) || o?.ifVersion === undefined) return;
+        // The version deleted: the condition, or the one a checked delete
+        // (a check, then a plain delete: `checkThenDelete`) checked.
+        const v = o?.ifVersion ?? (o as { checkedVersion?: string } | undefined)?.checkedVersion;
+        if (c === undefined || isIndexObject(key) || v === undefined) return;
         const k = `${c}\0${key}`;
-        if (this.uploads.get(k) === o.ifVersion) {
-          this.deletes.set(k, { v: o.ifVersion, at: ++this.seq });
-        }
+        if (this.uploads.get(k) === v) this.deletes.set(k, { v, at: ++this.seq });
       },
     };
   }
