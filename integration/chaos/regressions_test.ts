@@ -440,3 +440,23 @@ Deno.test("chaos regression: a held marker's own stranded upload naming a versio
     '{"seed":212900046,"clones":2,"absentOnError":true,"v2":true,"oldClients":true,"ops":[{"id":83,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":91,"kind":"crash","clone":0,"at":"answer","queued":true},{"id":92,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":93,"kind":"tick","n":31,"pick":1652688692},{"id":94,"kind":"delete","clone":0,"file":0,"how":"push","run":92},{"id":95,"kind":"tick","n":52,"pick":650163448},{"id":97,"kind":"tick","n":31,"pick":639154563},{"id":1,"kind":"tick","n":18,"pick":336441787},{"id":3,"kind":"flaky","call":"head","count":2,"afterEffect":true},{"id":5,"kind":"tick","n":20,"pick":165627794}]}',
   );
 });
+
+/**
+ * I32, the checker's (seed 216500955, `--checked-delete-share 1
+ * --blind-share 1 --vanish-share 1`, shrunk; deletes check the version,
+ * then delete): c2's edit of notes/shared-2.lock was left out beside c0's
+ * directory of that name, and c3's adoption named c2's upload. c2 then made
+ * the path a directory: its push took its upload back (note, entry out,
+ * the checked delete, the note removed). c0 made its directory a file again,
+ * created once c2's upload was gone, and committed it before c2's push read
+ * the index again for its own part file. The checker recorded only deletes
+ * conditional by `ifVersion`, not the plain delete after a check, so it saw
+ * no end to c2's withdrawal and held c0's new file against c2's push. It
+ * shows only since the take-back removes its note: those calls let c0's
+ * commit land before c2's last read of the index.
+ */
+Deno.test("chaos regression: a peer's new file after a checked delete ended a withdrawal is its own, not the deleted file named again (I32, seed 216500955)", async () => {
+  await clean(
+    '{"seed":216500955,"clones":4,"v2":true,"kinds":["api","core-single-phase","api","api"],"indexFirst":true,"checkedDeletes":true,"ops":[{"id":56,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":60,"kind":"reshape","clone":0,"file":5,"how":"push"},{"id":61,"kind":"tick","n":15,"pick":924150349},{"id":64,"kind":"edit","clone":2,"file":5,"how":"push"},{"id":5,"kind":"adopt","clone":3,"file":5},{"id":19,"kind":"run","clone":3,"model":1,"data":1,"workMs":0},{"id":20,"kind":"tick","n":32,"pick":137604308},{"id":48,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":50,"kind":"delete","clone":2,"file":1,"how":"push"},{"id":23,"kind":"tick","n":8,"pick":31504425},{"id":47,"kind":"sync","clone":2},{"id":51,"kind":"sync","clone":3},{"id":15,"kind":"edit","clone":2,"file":5,"how":"push"},{"id":16,"kind":"reshape","clone":2,"file":5,"how":"push"},{"id":7,"kind":"lockfile","clone":1,"set":"@chaos/ext-7"},{"id":8,"kind":"tick","n":12,"pick":1855531998},{"id":9,"kind":"tick","n":21,"pick":1968874065},{"id":18,"kind":"reshape","clone":0,"file":5,"how":"push"}]}',
+  );
+});
