@@ -9,6 +9,7 @@ import type { ObjectStore } from "../ports.ts";
 import type { RetryPolicy } from "../retry.ts";
 import {
   type IndexEntry,
+  markerOfVersionFile,
   type Meta,
   META_KEY,
   metaBody,
@@ -44,14 +45,32 @@ function replayed(change: IndexChange): IndexChange {
   return { ...change, verify: true, clashing: undefined };
 }
 
+/** What the v2 index could not take from a v1 commit's change (see {@link replayIntoV2}). */
+export interface Unnamed {
+  /** Paths not named, with what the store holds there (null: nothing): kept as conflicts. */
+  readonly foreign: Map<string, HeldObject | null>;
+  /**
+   * Paths held back as a commit alone holds them back: bytes the change
+   * found in place that are gone (another writer's upload, never committed),
+   * and a `latest` marker of the change held back with them. Not published,
+   * nobody's deletion: their writer keeps them dirty and writes them again.
+   */
+  readonly unpublished: Set<string>;
+}
+
 /**
  * Carries a v1 commit's change into the v2 index (see {@link replayed}).
- * Returns the paths it could not carry, with what the store holds there
- * (null: nothing): a set whose object is gone (deleted outside Sluice, or
- * by a peer, since the upload), or a path another writer's object replaced
- * (beside old clients, every conditional path is checked as possibly
- * theirs). None is named there, and their writer must not take them for
- * published (its copy may be the last): it keeps each as a conflict.
+ * Returns the paths it could not carry: in `foreign`, with what the store
+ * holds there (null: nothing), a set whose object is gone (deleted outside
+ * Sluice, or by a peer, since the upload), or a path another writer's object
+ * replaced (beside old clients, every conditional path is checked as
+ * possibly theirs). None is named there, and their writer must not take
+ * them for published (its copy may be the last): it keeps each as a
+ * conflict. In `unpublished`, bytes the change found in place that are gone
+ * and a marker held back with them: as a v1 or v2 commit alone leaves them.
+ * Taken for a deletion, such a marker would have its writer delete its own
+ * upload as left over a peer's deletion, while the index still names the
+ * committed marker that upload replaced (chaos seed 216500802).
  */
 async function replayIntoV2(
   store: ObjectStore,
@@ -59,7 +78,7 @@ async function replayIntoV2(
   c: Call,
   now: string,
   seen: Awaited<ReturnType<typeof readMeta>>,
-): Promise<Map<string, HeldObject | null>> {
+): Promise<Unnamed> {
   const foreign = new Map<string, HeldObject | null>();
   const unpublished = new Set<string>();
   try {
@@ -78,8 +97,15 @@ async function replayIntoV2(
   } catch (e) {
     if (e !== NOT_V2) throw e;
   }
-  for (const p of unpublished) foreign.set(p, null);
-  return foreign;
+  const checked = new Set(change.check ?? []);
+  const lost = [...unpublished].filter((p) => checked.has(p));
+  const held = new Set(lost);
+  for (const p of lost) {
+    const marker = markerOfVersionFile(p);
+    if (marker && unpublished.has(marker)) held.add(marker);
+  }
+  for (const p of unpublished) if (!held.has(p)) foreign.set(p, null);
+  return { foreign, unpublished: held };
 }
 
 /** The partitions a change touches that have a shard of their own. */
@@ -132,8 +158,8 @@ export async function shardVersions(
  * this commit's older view never lands over it (the move to v2 may complete
  * while this commit stalls). A refused shard write sends the change to the
  * v2 index when the bucket has turned v2. Returns the paths the v2 index
- * could not take from the change, with what the store holds there (see
- * {@link replayIntoV2}); none on a v1 bucket.
+ * could not take from the change (see {@link replayIntoV2}); none on a v1
+ * bucket.
  */
 export async function writeCompanions(
   store: ObjectStore,
@@ -143,7 +169,7 @@ export async function writeCompanions(
   now: string,
   seen: ReadonlyMap<string, string | null | undefined>,
   written: string,
-): Promise<Map<string, HeldObject | null>> {
+): Promise<Unnamed> {
   const m = await readMeta(store, c);
   if (m?.meta.version === 2) {
     return await replayIntoV2(store, change, c, now, m);
@@ -205,14 +231,19 @@ export async function writeCompanions(
       if (c.signal?.aborted) throw e;
       return false;
     });
-  if (!refused && !turned) return new Map();
+  if (!refused && !turned) return none();
   // The meta changed since it was read, or a shard was written after it: a
   // move to v2 may have turned the bucket after reading the index without
   // this commit, or before this commit's shard writes. The change then goes
   // to the v2 index too (its failure fails the commit: the paths stay dirty).
   const now2 = await readMeta(store, c);
-  if (now2?.meta.version !== 2) return new Map();
+  if (now2?.meta.version !== 2) return none();
   return await replayIntoV2(store, change, c, now, now2);
+}
+
+/** Nothing left unnamed. */
+function none(): Unnamed {
+  return { foreign: new Map(), unpublished: new Set() };
 }
 
 function hasEntries(

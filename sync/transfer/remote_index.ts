@@ -378,8 +378,12 @@ export async function updateIndex(
     // or by a peer, or another writer's there): not taken as published, each
     // is kept by its writer as a conflict, as in a later round above.
     const unnamed = await writeCompanions(store, entries, change, c, now, await shards, v);
-    for (const [p, held] of unnamed) foreign.set(p, held);
-    onCommit?.(cur?.version ?? null, complete && unnamed.size === 0, foreign, unpublished);
+    for (const [p, held] of unnamed.foreign) foreign.set(p, held);
+    // Held back there as a commit alone holds them back (bytes found in
+    // place gone, a marker with them): not published, nobody's deletion.
+    for (const p of unnamed.unpublished) unpublished.add(p);
+    const left = unnamed.foreign.size + unnamed.unpublished.size;
+    onCommit?.(cur?.version ?? null, complete && left === 0, foreign, unpublished);
     return `v1:${v}`;
   }
   throw busy(MONOLITH_KEY);
