@@ -460,3 +460,24 @@ Deno.test("chaos regression: a peer's new file after a checked delete ended a wi
     '{"seed":216500955,"clones":4,"v2":true,"kinds":["api","core-single-phase","api","api"],"indexFirst":true,"checkedDeletes":true,"ops":[{"id":56,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":60,"kind":"reshape","clone":0,"file":5,"how":"push"},{"id":61,"kind":"tick","n":15,"pick":924150349},{"id":64,"kind":"edit","clone":2,"file":5,"how":"push"},{"id":5,"kind":"adopt","clone":3,"file":5},{"id":19,"kind":"run","clone":3,"model":1,"data":1,"workMs":0},{"id":20,"kind":"tick","n":32,"pick":137604308},{"id":48,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":50,"kind":"delete","clone":2,"file":1,"how":"push"},{"id":23,"kind":"tick","n":8,"pick":31504425},{"id":47,"kind":"sync","clone":2},{"id":51,"kind":"sync","clone":3},{"id":15,"kind":"edit","clone":2,"file":5,"how":"push"},{"id":16,"kind":"reshape","clone":2,"file":5,"how":"push"},{"id":7,"kind":"lockfile","clone":1,"set":"@chaos/ext-7"},{"id":8,"kind":"tick","n":12,"pick":1855531998},{"id":9,"kind":"tick","n":21,"pick":1968874065},{"id":18,"kind":"reshape","clone":0,"file":5,"how":"push"}]}',
   );
 });
+
+/**
+ * I7 and I8 (seed 216500802, `--checked-delete-share 1 --blind-share 1
+ * --vanish-share 1`, shrunk; a v1 index, first pushes making it first):
+ * c0's run published version 1 of m0's `log` and its marker. c2's run of
+ * version 2 lost its lock to a breakglass after uploading; c1's run of the
+ * same output found c2's uploads in place, wrote its marker over c0's, and
+ * its commit met c2's erasure deleting metadata.yaml before it: the v1
+ * index write left that file and the marker out (held back for the push's
+ * second pass). c0's move to v2 landed between that write and its
+ * companions, whose replay into the v2 index held both back again, and took
+ * every path it left out for another writer's deletion: the push recorded
+ * conflicts and deleted its own marker upload, while the index still named
+ * c0's marker that upload had replaced, so it named an object the store no
+ * longer held. Such paths are now held back as a commit alone holds them.
+ */
+Deno.test("chaos regression: a marker a v1 commit held back is not taken for a deletion when the bucket turned v2 before its companions (I7, seed 216500802)", async () => {
+  await clean(
+    '{"seed":216500802,"clones":3,"indexFirst":true,"checkedDeletes":true,"ops":[{"id":0,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":2,"kind":"tick","n":3,"pick":2064258835},{"id":3,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"same":true},{"id":4,"kind":"tick","n":21,"pick":1743714085},{"id":5,"kind":"tick","n":33,"pick":1611145069},{"id":8,"kind":"breakglass","model":0},{"id":9,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":11,"kind":"tick","n":18,"pick":1667720412},{"id":47,"kind":"stall","clone":1,"on":true,"at":"companions"},{"id":13,"kind":"tick","n":3,"pick":345952590},{"id":20,"kind":"tick","n":14,"pick":566901386},{"id":45,"kind":"migrate","clone":0},{"id":42,"kind":"tick","n":1,"pick":127151956}]}',
+  );
+});
