@@ -32,6 +32,10 @@ export abstract class WorldResolution extends WorldCommands {
    * written by `resolve --merged`, whose resolution was cut off) and its
    * open conflict there names `bytes` as theirs: the pull kept the edit, as
    * it keeps any local change, and the user sees theirs in the conflict.
+   * The conflict's own copy is the file at `path`, or a copy of it the pull
+   * that opened the conflict set aside (a local copy the cache never
+   * synced, set aside for theirs): the merge written at `path` since is
+   * kept all the same (seed 216700001).
    */
   protected async editedInConflict(
     clone: number,
@@ -39,7 +43,11 @@ export abstract class WorldResolution extends WorldCommands {
     bytes: Uint8Array,
   ): Promise<boolean> {
     const c = this.clones[clone].svc.conflicts().find((x) => x.path === path);
-    if (!c?.theirs || c.mine?.location !== path) return false;
+    if (!c?.theirs || !c.mine) return false;
+    const mine = c.mine.location;
+    if (mine !== path && !(mine.startsWith(".sluice/set-aside/") && mine.endsWith(`/${path}`))) {
+      return false;
+    }
     if (c.theirs.hash !== await sha256Hex(bytes)) return false;
     const here = await Deno.readFile(`${this.clones[clone].dir}/${path}`).catch(() => null);
     if (!here) return false;

@@ -481,3 +481,23 @@ Deno.test("chaos regression: a marker a v1 commit held back is not taken for a d
     '{"seed":216500802,"clones":3,"indexFirst":true,"checkedDeletes":true,"ops":[{"id":0,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":2,"kind":"tick","n":3,"pick":2064258835},{"id":3,"kind":"run","clone":2,"model":0,"data":1,"workMs":0,"same":true},{"id":4,"kind":"tick","n":21,"pick":1743714085},{"id":5,"kind":"tick","n":33,"pick":1611145069},{"id":8,"kind":"breakglass","model":0},{"id":9,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":11,"kind":"tick","n":18,"pick":1667720412},{"id":47,"kind":"stall","clone":1,"on":true,"at":"companions"},{"id":13,"kind":"tick","n":3,"pick":345952590},{"id":20,"kind":"tick","n":14,"pick":566901386},{"id":45,"kind":"migrate","clone":0},{"id":42,"kind":"tick","n":1,"pick":127151956}]}',
   );
 });
+
+/**
+ * I1, the checker's (seed 216700001, `--torn-log-share 1
+ * --shared-cache-share 1`, shrunk to 12 operations; old clients, ETag
+ * versions): c1's streamed core run crashed with part of version 1's raw
+ * output written, never synced. c0's run made version 1 (the same output)
+ * and was acknowledged. c1's sync pulled it, set c1's partial raw aside and
+ * opened a conflict naming it as mine, c0's bytes as theirs. c1's user wrote
+ * a merge at the path for `resolve --merged`, cut off by an outage (nothing
+ * changed). The final pull kept that merge, as it keeps any local change,
+ * and I1 reported c1 as lacking c0's raw: it left to the check after the
+ * final resolution only a conflict whose own copy is the file at the path,
+ * not one set aside. It now takes a set-aside own copy too; after the final
+ * resolution c1 holds c0's bytes.
+ */
+Deno.test("chaos regression: a user's merge kept in a conflict whose own copy was set aside is checked after the final resolution (I1, seed 216700001)", async () => {
+  await clean(
+    '{"seed":216700001,"clones":2,"kinds":["api","core"],"oldClients":true,"etag":true,"ops":[{"id":5,"kind":"run","clone":1,"model":0,"data":0,"workMs":0,"streamed":true},{"id":7,"kind":"tick","n":13,"pick":1611719423},{"id":8,"kind":"crash","clone":1},{"id":16,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true},{"id":18,"kind":"edit","clone":0,"file":3,"how":"during","pick":943294611},{"id":76,"kind":"tick","n":1,"pick":1701134629},{"id":78,"kind":"tick","n":36,"pick":1052127358},{"id":79,"kind":"sync","clone":1},{"id":80,"kind":"tick","n":33,"pick":63350065},{"id":27,"kind":"outage","on":true},{"id":29,"kind":"resolve","clone":1,"pick":1,"how":"merged"},{"id":31,"kind":"tick","n":2,"pick":1202404942}]}',
+  );
+});
