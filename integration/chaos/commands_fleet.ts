@@ -16,6 +16,7 @@ import {
   CHAOS_LOCK,
   type Command,
   type CommandEnv,
+  NOTHING_TAKEN_IN,
   OLD_CLIENT_LABEL,
   OLD_PULL_LABEL,
   OLD_WINDOW_MS,
@@ -245,7 +246,12 @@ export function oldPushCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpush
   };
 }
 
-/** `sluice index migrate`: the move to v2 shards under the global lock. */
+/**
+ * `sluice index migrate`: the move to v2 shards under the global lock. It
+ * works on the store alone (`migrateIndex` takes the service's store,
+ * config, events and clock): it reads no line of the clone's manifest log,
+ * so a damaged line there is the next command's to tell (I30).
+ */
 export function migrateCommand(env: CommandEnv, op: Extract<Op, { kind: "migrate" }>): Command {
   return plainCommand(env, op.clone, `index migrate #${op.id}`, async (svc) => {
     if (!svc.lockBackend) throw new Error("the chaos clones have a lock backend");
@@ -253,5 +259,6 @@ export function migrateCommand(env: CommandEnv, op: Extract<Op, { kind: "migrate
     const lock = svc.lockBackend.createLock(globalLockKey(), svc.identity);
     await lock.withLock(() => migrateIndex(svc, undefined, lock));
     env.stats.migrated++;
+    return NOTHING_TAKEN_IN;
   });
 }
