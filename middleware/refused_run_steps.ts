@@ -27,6 +27,7 @@ import {
   completeOrJournaled,
   dropCreatedMarkers,
   eraseBeside,
+  putBackOverwrittenMarkers,
   refresh,
   settleMarkers,
 } from "./refused_run_cleanup.ts";
@@ -114,6 +115,7 @@ export async function refuse(
     );
     if (erase.length > 0) await eraseBeside(ctx, journal, erase);
     else if (created.length > 0) await dropCreatedMarkers(ctx, journal, created);
+    await putBackOverwrittenMarkers(ctx, held);
     await settleMarkers(ctx, modelPrefixes(err.lost, []));
     await refresh(ctx, prefixes, unfinished);
     throw new ErasureRefusedError(err.lost, held, problems, {

@@ -260,3 +260,21 @@ Deno.test("chaos regression: a move to v2 reads no line of the manifest log, so 
     '{"seed":214400036,"clones":5,"absentOnError":true,"kinds":["core","api","core-single-phase","api","api"],"oldClients":true,"indexFirst":true,"etag":true,"setAsideFlaky":true,"ops":[{"id":89,"kind":"run","clone":2,"model":1,"data":1,"workMs":0,"same":true},{"id":91,"kind":"tick","n":48,"pick":1281093533},{"id":92,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":27,"kind":"sync","clone":3},{"id":46,"kind":"oldpush","clone":2,"file":4},{"id":34,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"parallel":true},{"id":35,"kind":"config","clone":4,"file":2},{"id":36,"kind":"adopt","clone":3,"file":0},{"id":38,"kind":"migrate","clone":1},{"id":75,"kind":"tick","n":35,"pick":1825661302},{"id":76,"kind":"damaged","clone":1,"file":1,"pick":414547254,"open":true}]}',
   );
 });
+
+/**
+ * I7 and I8 (seed 216500802, `--checked-delete-share 1 --blind-share 1
+ * --vanish-share 1`, shrunk): c0's run published version 1 of m0's `log`
+ * and its marker. c1's run of version 2 (the same output as c2's, whose run
+ * lost its lock) committed `2/raw` in its first pass and held back
+ * metadata.yaml and the marker, whose upload it had written over c0's
+ * committed one. A second breakglass broke c1's lock, and its second pass
+ * was refused into a held version (`erasure_refused`: `raw` already
+ * published). Its marker upload, not a create, was left in place: the index
+ * named c0's marker, the store held only c1's upload, and readers lost the
+ * committed marker. The refusal now puts the committed marker back.
+ */
+Deno.test("chaos regression: a second pass refused into a held version puts back the committed marker its upload replaced (I7, I8, seed 216500802b)", async () => {
+  await clean(
+    '{"seed":216500802,"clones":3,"indexFirst":true,"checkedDeletes":true,"ops":[{"id":0,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":3,"kind":"run","clone":2,"model":0,"data":1,"workMs":1000,"same":true},{"id":4,"kind":"tick","n":22,"pick":1743714085},{"id":5,"kind":"tick","n":33,"pick":1611145069},{"id":6,"kind":"sync","clone":0},{"id":8,"kind":"breakglass","model":0},{"id":9,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":11,"kind":"tick","n":18,"pick":1667720412},{"id":69,"kind":"wait","ms":2500},{"id":70,"kind":"tick","n":10,"pick":1978686873},{"id":75,"kind":"wait","ms":625},{"id":17,"kind":"tick","n":4,"pick":1180445715},{"id":18,"kind":"breakglass","model":0},{"id":42,"kind":"tick","n":10,"pick":127151956}]}',
+  );
+});
