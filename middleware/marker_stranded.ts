@@ -16,7 +16,7 @@ import { readIndex, readIndexAround } from "../sync/transfer/remote_index.ts";
 import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
 import { deleteAt } from "../sync/transfer/object_ops.ts";
 import { putBackAndName } from "../sync/transfer/put_back.ts";
-import { sha256Hex } from "../sync/hash.ts";
+import { committedMarkerBytes } from "./marker_committed_bytes.ts";
 import { publishOwnStranded } from "../sync/service/push_delete.ts";
 import { pushWriterId } from "../sync/service/push_write.ts";
 import { getOrNull } from "../sync/transfer/index_io.ts";
@@ -106,7 +106,7 @@ async function putBackCommitted(
   if (
     !named || isUnversioned(named) || named.v !== synced.version || named.h !== synced.hash
   ) return;
-  const committed = await committedBytes(push, marker, synced.hash);
+  const committed = await committedMarkerBytes(push.cache, marker, synced.hash);
   if (!committed) return;
   if (!(await deleteAt(push.store, marker, upload, call))) return;
   let moved = false;
@@ -127,28 +127,6 @@ async function putBackCommitted(
       size: synced.size,
     });
   }
-}
-
-/** The bytes of the version number held here whose SHA-256 is `hash` (with or without a newline), or null. */
-async function committedBytes(
-  push: PushContext,
-  marker: string,
-  hash: string,
-): Promise<Uint8Array | null> {
-  const parent = marker.slice(0, marker.lastIndexOf("/"));
-  const numbers = new Set<string>();
-  for (const f of await push.cache.listFiles(parent).catch(() => [] as string[])) {
-    const n = f.slice(parent.length + 1).split("/")[0];
-    if (/^[0-9]+$/.test(n)) numbers.add(n);
-  }
-  const enc = new TextEncoder();
-  for (const n of numbers) {
-    for (const t of [n, `${n}\n`]) {
-      const bytes = enc.encode(t);
-      if (await sha256Hex(bytes) === hash) return bytes;
-    }
-  }
-  return null;
 }
 
 /** True when the datastore's index lists a file under the version directory `dir` (one index read). */

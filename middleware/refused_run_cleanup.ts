@@ -15,13 +15,6 @@ import {
 } from "./erasure.ts";
 import { parentOf } from "../sync/paths.ts";
 import type { PushContext } from "../sync/context.ts";
-import { readIndex } from "../sync/transfer/remote_index.ts";
-import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
-import { sha256Hex } from "../sync/hash.ts";
-import { deleteAt } from "../sync/transfer/object_ops.ts";
-import { putBackAndName } from "../sync/transfer/put_back.ts";
-import { readWriterId, WRITER_METADATA } from "../sync/transfer/writer_id.ts";
-import { isUnder, markerOf } from "./erasure_attribution.ts";
 import { REFUSED_RUN_ERASER, warnPending, warnRestored } from "./refused_run_hold.ts";
 
 /**
@@ -121,100 +114,6 @@ export async function dropCreatedMarkers(
   }
   warnRestored(ctx, outcome.restored);
   warnPending(ctx, outcome.pending);
-}
-
-/**
- * Puts back the committed `latest` marker of each held directory that this
- * push's marker upload was written over (a first pass held the marker back
- * with files it found in place, and this, its second pass, was refused).
- * The index names the committed marker, the store keeps only the upload
- * (one object a path): left, readers lose the committed marker, and every
- * peer's write of it waits on an upload no index names, for as long as the
- * run stays held. The upload is deleted while it is still this cache's and
- * the committed bytes (a version number left here whose bytes hash to the
- * entry's) are put back and named in place of the version the index names,
- * only while it still names it. The cache keeps the run's marker, held and
- * dirty. Never over an old client's entry; best effort: what is not done is
- * a warning, and the upload stays as before.
- */
-export async function putBackOverwrittenMarkers(
-  ctx: PushContext,
-  held: readonly string[],
-): Promise<void> {
-  const call = { retry: ctx.config.retry, signal: ctx.signal, concurrency: ctx.config.concurrency };
-  for (const marker of new Set(held.map(markerOf))) {
-    const up = ctx.uploaded.find((u) => u.path === marker && !u.created && u.outcome === "written");
-    if (!up) continue;
-    try {
-      const writer = await readWriterId(ctx.cache);
-      const head = await ctx.store.head(marker, { signal: ctx.signal });
-      if (
-        !head || writer === null || head.version !== up.info.version ||
-        head.metadata?.[WRITER_METADATA] !== writer
-      ) continue;
-      const index = await readIndex(
-        ctx.store,
-        ctx.config.retry,
-        ctx.signal,
-        ctx.config.concurrency,
-      );
-      const named = index?.entries[marker];
-      if (!named || named.v === head.version || isUnversioned(named) || named.h === "") continue;
-      const bytes = await committedBytes(ctx, marker, held, named.h);
-      if (!bytes) continue;
-      if (!(await deleteAt(ctx.store, marker, head.version, call))) continue;
-      const synced = ctx.state.synced(marker);
-      const asSynced = synced?.version === named.v ? synced : undefined;
-      const done = await putBackAndName(ctx.store, marker, bytes, named, {
-        ...call,
-        now: () => ctx.clock.now(),
-        metadata: { [WRITER_METADATA]: writer },
-        ...(asSynced
-          ? {
-            placed: (version: string) => ctx.state.recordSynced(marker, { ...asSynced, version }),
-          }
-          : {}),
-      });
-      if (done.kind === "named") {
-        ctx.note(
-          REFUSED_RUN_ERASER,
-          `${marker}: put back the committed marker this push's upload was written over (the run's marker stays here, held)`,
-        );
-      } else if (asSynced) await ctx.state.recordSynced(marker, asSynced);
-    } catch (e) {
-      if (ctx.signal?.aborted) throw e;
-      ctx.events.emit("warning", {
-        code: "erasure_pending",
-        message:
-          `Could not yet put back the committed ${marker} on the datastore, over which a push refused for losing its model lock wrote its own (${
-            e instanceof Error ? e.message : String(e)
-          }).`,
-        path: marker,
-      });
-    }
-  }
-}
-
-/** The committed bytes of `marker` (hashing to `hash`): a version left here beside the held ones. */
-async function committedBytes(
-  ctx: PushContext,
-  marker: string,
-  held: readonly string[],
-  hash: string,
-): Promise<Uint8Array | null> {
-  const parent = parentOf(marker);
-  const versions = new Set<string>();
-  for (const f of await ctx.cache.listFiles(parent).catch(() => [] as string[])) {
-    const v = f.slice(parent.length + 1).split("/")[0];
-    if (/^\d+$/.test(v) && !held.some((d) => isUnder(f, d))) versions.add(v);
-  }
-  for (const v of versions) {
-    for (const t of [v, `${v}\n`]) {
-      const b = new TextEncoder().encode(t);
-      if ((await sha256Hex(b)) === hash) return b;
-    }
-  }
-  return null;
 }
 
 /**

@@ -27,10 +27,10 @@ import {
   completeOrJournaled,
   dropCreatedMarkers,
   eraseBeside,
-  putBackOverwrittenMarkers,
   refresh,
   settleMarkers,
 } from "./refused_run_cleanup.ts";
+import { putBackOverwrittenMarkers } from "./held_marker_put_back.ts";
 
 export { hold, REFUSED_RUN_ERASER, resume } from "./refused_run_hold.ts";
 

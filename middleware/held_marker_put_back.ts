@@ -1,0 +1,89 @@
+/**
+ * After a refusal into a held version: the committed `latest` marker put
+ * back where this push's own marker upload was written over it, so that
+ * readers keep the marker the index names while the run stays held. Used
+ * by `refused_run_steps.ts`.
+ *
+ * @module
+ */
+import type { PushContext } from "../sync/context.ts";
+import { readIndex } from "../sync/transfer/remote_index.ts";
+import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
+import { deleteAt } from "../sync/transfer/object_ops.ts";
+import { putBackAndName } from "../sync/transfer/put_back.ts";
+import { readWriterId, WRITER_METADATA } from "../sync/transfer/writer_id.ts";
+import { markerOf } from "./erasure_attribution.ts";
+import { REFUSED_RUN_ERASER } from "./refused_run_hold.ts";
+import { committedMarkerBytes } from "./marker_committed_bytes.ts";
+
+/**
+ * Puts back the committed `latest` marker of each held directory that this
+ * push's marker upload was written over (a first pass held the marker back
+ * with files it found in place, and this, its second pass, was refused).
+ * The index names the committed marker, the store keeps only the upload
+ * (one object a path): left, readers lose the committed marker, and every
+ * peer's write of it waits on an upload no index names, for as long as the
+ * run stays held. The upload is deleted while it is still this cache's and
+ * the committed bytes (a version number left here whose bytes hash to the
+ * entry's) are put back and named in place of the version the index names,
+ * only while it still names it. The cache keeps the run's marker, held and
+ * dirty. Never over an old client's entry; best effort: what is not done is
+ * a warning, and the upload stays as before.
+ */
+export async function putBackOverwrittenMarkers(
+  ctx: PushContext,
+  held: readonly string[],
+): Promise<void> {
+  const call = { retry: ctx.config.retry, signal: ctx.signal, concurrency: ctx.config.concurrency };
+  for (const marker of new Set(held.map(markerOf))) {
+    const up = ctx.uploaded.find((u) => u.path === marker && !u.created && u.outcome === "written");
+    if (!up) continue;
+    try {
+      const writer = await readWriterId(ctx.cache);
+      const head = await ctx.store.head(marker, { signal: ctx.signal });
+      if (
+        !head || writer === null || head.version !== up.info.version ||
+        head.metadata?.[WRITER_METADATA] !== writer
+      ) continue;
+      const index = await readIndex(
+        ctx.store,
+        ctx.config.retry,
+        ctx.signal,
+        ctx.config.concurrency,
+      );
+      const named = index?.entries[marker];
+      if (!named || named.v === head.version || isUnversioned(named) || named.h === "") continue;
+      const bytes = await committedMarkerBytes(ctx.cache, marker, named.h, held);
+      if (!bytes) continue;
+      if (!(await deleteAt(ctx.store, marker, head.version, call))) continue;
+      const synced = ctx.state.synced(marker);
+      const asSynced = synced?.version === named.v ? synced : undefined;
+      const done = await putBackAndName(ctx.store, marker, bytes, named, {
+        ...call,
+        now: () => ctx.clock.now(),
+        metadata: { [WRITER_METADATA]: writer },
+        ...(asSynced
+          ? {
+            placed: (version: string) => ctx.state.recordSynced(marker, { ...asSynced, version }),
+          }
+          : {}),
+      });
+      if (done.kind === "named") {
+        ctx.note(
+          REFUSED_RUN_ERASER,
+          `${marker}: put back the committed marker this push's upload was written over (the run's marker stays here, held)`,
+        );
+      } else if (asSynced) await ctx.state.recordSynced(marker, asSynced);
+    } catch (e) {
+      if (ctx.signal?.aborted) throw e;
+      ctx.events.emit("warning", {
+        code: "erasure_pending",
+        message:
+          `Could not yet put back the committed ${marker} on the datastore, over which a push refused for losing its model lock wrote its own (${
+            e instanceof Error ? e.message : String(e)
+          }).`,
+        path: marker,
+      });
+    }
+  }
+}

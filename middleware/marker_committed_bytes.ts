@@ -1,0 +1,46 @@
+/**
+ * The committed bytes of a `latest` marker recovered from the cache: a
+ * version number left beside the marker whose bytes (with or without a
+ * trailing newline) hash to the entry's hash. Shared by the put-backs of a
+ * committed marker (`marker_stranded.ts`, `held_marker_put_back.ts`).
+ *
+ * @module
+ */
+import type { PushContext } from "../sync/context.ts";
+import { parentOf } from "../sync/paths.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import { isUnder } from "./erasure_attribution.ts";
+
+/**
+ * The bytes of `marker` hashing to `hash`, from the version numbers in the
+ * cache beside it (none under a directory of `skip`), or null.
+ *
+ * @example
+ * ```ts
+ * import { committedMarkerBytes } from "./marker_committed_bytes.ts";
+ * import type { PushContext } from "../sync/context.ts";
+ * const find = (ctx: PushContext, h: string) =>
+ *   committedMarkerBytes(ctx.cache, "data/t/m/out/latest", h);
+ * ```
+ */
+export async function committedMarkerBytes(
+  cache: PushContext["cache"],
+  marker: string,
+  hash: string,
+  skip: readonly string[] = [],
+): Promise<Uint8Array | null> {
+  const parent = parentOf(marker);
+  const numbers = new Set<string>();
+  for (const f of await cache.listFiles(parent).catch(() => [] as string[])) {
+    const n = f.slice(parent.length + 1).split("/")[0];
+    if (/^[0-9]+$/.test(n) && !skip.some((d) => isUnder(f, d))) numbers.add(n);
+  }
+  const enc = new TextEncoder();
+  for (const n of numbers) {
+    for (const t of [n, `${n}\n`]) {
+      const bytes = enc.encode(t);
+      if (await sha256Hex(bytes) === hash) return bytes;
+    }
+  }
+  return null;
+}
