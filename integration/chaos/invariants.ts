@@ -118,7 +118,7 @@
  *   (`lockless` moves);
  * - I26: a step of a workflow whose model lock nobody broke is never
  *   refused (`model_lock_lost`, `erasure_refused`) for another step's lock
- *   lost meanwhile (the streamed run's other step, `core_driven.ts`), nor
+ *   lost meanwhile (the streamed run's other step, `core_steps.ts`), nor
  *   is a core-driven run refused for any lock but its own (another run of
  *   its process, released after its flush: `parallel` runs);
  * - I25: a mark whose write never came (nothing ever at the path here) is
