@@ -36,7 +36,8 @@ import { isInternalPath } from "../sync/paths.ts";
 import { MARKER_AHEAD } from "../sync/service/push_result.ts";
 import { dropOwnStranded } from "../sync/service/push_delete.ts";
 import { pushWriterId } from "../sync/service/push_write.ts";
-import { indexListsDir, namedDir, publishOwnMarker } from "./marker_stranded.ts";
+import { getOrNull } from "../sync/transfer/index_io.ts";
+import { listedAfterPush, namedDir, publishOwnMarker } from "./marker_stranded.ts";
 
 /** The gate's registered name. */
 export const MARKER_AFTER_VERSION = "marker-after-version";
@@ -75,9 +76,14 @@ export function markerAfterVersion(): Middleware<WriteContext> {
       // Not held here: another writer's version the datastore lists (this
       // cache never pulled it), or none at all (a marker set by hand, its
       // version deleted here before it was pushed). One index read, on this
-      // rare path alone.
-      if (await indexListsDir(push, dir)) return await next();
-      await hold(ctx, dir, markerUnlistedReason(dir));
+      // rare path alone. Listed only by this cache's own uploads, deleted
+      // here, that this push takes back after its commit step's writes: the
+      // marker would be named naming a version gone by the push's end.
+      const listed = await listedAfterPush(push, dir);
+      if (listed === "listed") return await next();
+      const back = listed === "taken-back";
+      const reason = back ? markerTakenBackReason(ctx.key, dir) : markerUnlistedReason(dir);
+      await hold(ctx, dir, reason, back);
       return;
     }
     const written = writtenBy(push);
@@ -117,10 +123,17 @@ function writtenBy(push: PushContext): ReadonlySet<string> {
  * would settle it while the marker stays held (this push plans the marker,
  * so no such check runs, and the marker's bytes here may name a version
  * that is never published: another tool's), and a peer's marker write would
- * wait on it. One committed (its answer lost) stays. Best effort: a failed
- * look or delete leaves it, still recorded, to the next push.
+ * wait on it. One committed (its answer lost) stays, unless it names the
+ * version `dir` this push takes back (`takenBack`): it goes with it. Best
+ * effort: a failed look or delete leaves it, still recorded, to the next
+ * push.
  */
-async function hold(ctx: WriteContext, dir: string, reason: string): Promise<void> {
+async function hold(
+  ctx: WriteContext,
+  dir: string,
+  reason: string,
+  takenBack = false,
+): Promise<void> {
   ctx.entry.action = "skip";
   ctx.entry.keepDirty = true;
   ctx.entry.reason = reason;
@@ -131,15 +144,28 @@ async function hold(ctx: WriteContext, dir: string, reason: string): Promise<voi
     !push.dryRun && push.state.synced(ctx.key) === undefined &&
     push.state.attempted?.(ctx.key) === true
   ) {
-    await dropOwnStranded(push, ctx.key, () => pushWriterId(push), false).catch((e) => {
-      if (push.signal?.aborted) throw e;
-    });
+    const writer = () => pushWriterId(push);
+    const named = async () => takenBack && await storeNamesDir(push, ctx.key, dir);
+    await named().then((committed) => dropOwnStranded(push, ctx.key, writer, committed)).catch(
+      (e) => {
+        if (push.signal?.aborted) throw e;
+      },
+    );
   } else if (!push.dryRun && ctx.entry.syncedVersion !== undefined) {
     await publishOwnMarker(push, ctx.entry).catch((e) => {
       if (push.signal?.aborted) throw e;
     });
   }
   ctx.push.note(MARKER_AFTER_VERSION, `${ctx.key}: names ${dir}, not published: held`, ctx.entry);
+}
+
+/** True when the datastore's object at `marker` names the version directory `dir`. */
+async function storeNamesDir(push: PushContext, marker: string, dir: string): Promise<boolean> {
+  const got = await getOrNull(push.store, marker, {
+    retry: push.config.retry,
+    signal: push.signal,
+  });
+  return got !== null && namedDir(marker, got.body) === dir;
 }
 
 /** Why a marker whose bytes are no version number was left out. */
@@ -157,6 +183,14 @@ export function markerNotANumberReason(marker: string, body: Uint8Array): string
  */
 export function markerUnfinishedReason(marker: string, dir: string): string {
   return `${MARKER_AHEAD}: it names ${dir}, a version still being written here (its directory holds no metadata.yaml yet), so nothing of it is published: the marker is pushed once that version is finalized; if its writer stopped for good it never will be: set the marker to a finished version (in a conflict, \`sluice resolve ${marker} --theirs\` takes the datastore's) and delete the version's directory`;
+}
+
+/**
+ * Why a marker naming a version deleted here, whose own uploads (named by
+ * the index) this push takes back, was left out.
+ */
+export function markerTakenBackReason(marker: string, dir: string): string {
+  return `${MARKER_AHEAD}: it names ${dir}, whose files were deleted here, and this push takes back this cache's uploads of them, so no reader could follow it: the datastore's marker goes back to the one published before (or goes, where there was none); set ${marker} to a version that exists (the highest one left, say), then push it`;
 }
 
 /** Why a marker naming a version neither held here nor listed by the datastore was left out. */

@@ -4,15 +4,24 @@
  * version 2 and the marker moved onto it lands the version's shard and stops
  * before the marker's: the marker's upload stands in place of the committed
  * one, which the index still names. Version 2 is deleted here and pushed:
- * the marker's write meets its own upload (version 2 still listed), version
- * 2's files are taken back, and the commit's look at the marker fails. The
- * next push holds the marker (its version neither here nor listed now): the
- * committed marker is put back in place of the upload and named, so that
- * the index names what the store holds and a fresh clone reads the marker.
+ * the push holds the marker (version 2 is listed only by the uploads it
+ * takes back), version 2's files are taken back, and the hold's look at the
+ * marker's upload fails. The next push holds the marker (its version
+ * neither here nor listed now): the committed marker is put back in place
+ * of the upload and named, so that the index names what the store holds
+ * and a fresh clone reads the marker.
  */
 import assert from "node:assert/strict";
 import { UnreachableError } from "../sync/errors.ts";
-import { assertIndexCurrent, clone, put, read, v2Store } from "../sync/service/clone_kit.ts";
+import {
+  assertIndexCurrent,
+  clone,
+  isIndexKey,
+  put,
+  read,
+  v2Store,
+} from "../sync/service/clone_kit.ts";
+import { InMemoryStore } from "../packages/testing/mod.ts";
 
 const DATA = "data/shell/cmd/m0/out";
 const MARKER = `${DATA}/latest`;
@@ -40,8 +49,10 @@ Deno.test("a marker whose commit failed after the version it names was taken bac
     afterEffect: true,
     match: (k) => k === MARKER,
   });
-  await assert.rejects(a.pushChanged(), /could not be reached/);
+  const first = await a.pushChanged();
+  assert.ok(first.skipped.some((s) => s.path === MARKER), "the marker is held");
   assert.equal(store.peek(`${DATA}/2/raw`), undefined, "version 2 is taken back");
+  assert.equal(store.peekText(MARKER), "2", "the look failed: the upload stands");
   // The next push: the marker is held, its upload taken back.
   const r = await a.pushChanged();
   assert.ok(r.skipped.some((s) => s.path === MARKER), "the marker is held");
@@ -51,4 +62,77 @@ Deno.test("a marker whose commit failed after the version it names was taken bac
   const fresh = await clone(store, "fresh");
   await fresh.pullChanged();
   assert.equal(await read(fresh, MARKER), "1");
+});
+
+/**
+ * Nothing fails at the delete push: version 2's own uploads, named by the
+ * index (a cut-off shard write before, or a commit whose answer was lost),
+ * are taken back by the push that deletes them here, after the marker's
+ * write met its own upload naming that version. The marker is held, and the
+ * datastore's goes back to the committed one (or goes, where none was), so
+ * that no fresh clone reads a marker naming a version the push took back.
+ */
+async function deletePushAfter(
+  store: InMemoryStore,
+  first: boolean,
+  cut: { afterEffect: boolean; match: (key: string) => boolean },
+) {
+  const a = await clone(store, "a");
+  if (first) {
+    await put(a, `${DATA}/1/metadata.yaml`, "version: 1\n");
+    await put(a, `${DATA}/1/raw`, "a's raw 1");
+    await put(a, MARKER, "1");
+    await a.pushChanged();
+  }
+  await put(a, `${DATA}/2/metadata.yaml`, "version: 2\n");
+  await put(a, `${DATA}/2/raw`, "a's raw 2");
+  await put(a, MARKER, "2");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), cut);
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  await Deno.remove(`${a.cacheDir}/${DATA}/2`, { recursive: true });
+  await a.markDirty({ relPaths: [`${DATA}/2/metadata.yaml`, `${DATA}/2/raw`] });
+  const r = await a.pushChanged();
+  assert.deepEqual(
+    r.strandedChecks.map((c) => c.outcome),
+    ["withdrawn", "withdrawn"],
+    "version 2 is taken back",
+  );
+  assert.equal(store.peek(`${DATA}/2/raw`), undefined);
+  const held = r.skipped.find((s) => s.path === MARKER);
+  assert.ok(held, "the marker is held");
+  assert.match(held.reason, /deleted here/);
+  assert.ok(a.state.dirtyPaths().includes(MARKER), "the marker stays dirty");
+  await assertIndexCurrent(store, { held: true });
+  const fresh = await clone(store, "fresh");
+  await fresh.pullChanged();
+  return { a, fresh };
+}
+
+Deno.test("a delete push taking back the version its marker's upload names puts the committed marker back (the marker's shard cut off)", async () => {
+  const store = await v2Store();
+  const { fresh } = await deletePushAfter(store, true, {
+    afterEffect: false,
+    match: (k) => k === "_index/data--shell--cmd.json",
+  });
+  assert.equal(store.peekText(MARKER), "1");
+  assert.equal(await read(fresh, MARKER), "1");
+  assert.equal(await read(fresh, `${DATA}/1/raw`), "a's raw 1");
+});
+
+Deno.test("a delete push taking back the version its committed marker names puts the marker before it back (the commit's answer lost)", async () => {
+  const store = new InMemoryStore();
+  const { a, fresh } = await deletePushAfter(store, true, { afterEffect: true, match: isIndexKey });
+  assert.equal(store.peekText(MARKER), "1");
+  assert.equal(await read(fresh, MARKER), "1");
+  // The next push holds it still, and writes nothing.
+  const again = await a.pushChanged();
+  assert.ok(again.skipped.some((s) => s.path === MARKER));
+  assert.equal(store.peekText(MARKER), "1");
+});
+
+Deno.test("a delete push taking back the only version a first marker names takes the marker back too", async () => {
+  const store = new InMemoryStore();
+  const { fresh } = await deletePushAfter(store, false, { afterEffect: true, match: isIndexKey });
+  assert.equal(store.peek(MARKER), undefined, "no marker is left naming nothing");
+  assert.equal(await read(fresh, MARKER), undefined);
 });

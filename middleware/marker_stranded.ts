@@ -6,7 +6,8 @@
  * have done once the version its bytes name is listed; where no push will
  * ever list that version, taken back, and the committed marker put back in
  * its place. With the two reads the gate shares: the version directory a
- * marker's bytes name, and whether the datastore's index lists it.
+ * marker's bytes name, and whether the datastore's index lists it once the
+ * push's take-backs are made.
  *
  * @module
  */
@@ -41,8 +42,9 @@ export function namedDir(marker: string, body: WriteContext["body"]): string | u
  * published ahead of its version; until then it is left, to a later push
  * of that version from here. Where this cache holds no file of that version
  * either (deleted here, its uploads taken back: a crashed run's output
- * cleaned up), no push will ever list it, and the committed marker is put
- * back in place of the upload instead (`putBackCommitted`).
+ * cleaned up, or this very push taking them back), no push will ever list
+ * it, and the committed marker is put back in place of the upload instead
+ * (`putBackCommitted`), also where that upload's commit landed.
  */
 export async function publishOwnMarker(
   push: PushContext,
@@ -58,7 +60,7 @@ export async function publishOwnMarker(
   if (got?.version !== now.version) return;
   const dir = namedDir(entry.path, got.body);
   if (dir === undefined) return;
-  if (await indexListsDir(push, dir)) {
+  if (await listedAfterPush(push, dir) === "listed") {
     await publishOwnStranded(push, entry, () => Promise.resolve(writer));
     return;
   }
@@ -81,7 +83,8 @@ export async function publishOwnMarker(
  * committed marker put back in its place (with this cache's writer id, as
  * the marker take-back of a lost version does) and named in place of the
  * version the index names, only while it still names the version synced
- * here (`putBackAndName`). The committed bytes are found by the synced hash
+ * here, or this very upload (its commit landed, its answer lost:
+ * `putBackAndName`). The committed bytes are found by the synced hash
  * among the version numbers of the versions here (a marker holds one);
  * not found, or the index naming another version, the upload is left as it
  * was. Recorded as synced at the copy put back before the index write
@@ -103,14 +106,19 @@ async function putBackCommitted(
     push.signal,
     push.config.concurrency,
   ))?.entries[marker];
+  // The upload itself named (its commit landed, its answer lost): put back
+  // over it, as over the version synced here.
+  const over = named?.v === upload;
   if (
-    !named || isUnversioned(named) || named.v !== synced.version || named.h !== synced.hash
+    !named || isUnversioned(named) ||
+    (!over && (named.v !== synced.version || named.h !== synced.hash))
   ) return;
   const committed = await committedMarkerBytes(push.cache, marker, synced.hash);
   if (!committed) return;
   if (!(await deleteAt(push.store, marker, upload, call))) return;
   let moved = false;
-  const done = await putBackAndName(push.store, marker, committed, named, {
+  const base = { v: named.v, h: synced.hash };
+  const done = await putBackAndName(push.store, marker, committed, base, {
     ...call,
     concurrency: push.config.concurrency,
     now: () => push.clock.now(),
@@ -129,8 +137,22 @@ async function putBackCommitted(
   }
 }
 
-/** True when the datastore's index lists a file under the version directory `dir` (one index read). */
-export async function indexListsDir(push: PushContext, dir: string): Promise<boolean> {
+/**
+ * Whether the datastore's index lists a file under the version directory
+ * `dir` that stays after `push` (one index read): `listed`; `taken-back`
+ * when every file it lists there is this cache's own upload, named by the
+ * index (its commit landed, its answer lost; or cut off before the marker's
+ * shard), that this push takes back (a never-synced path it checks, absent
+ * here: the version's files deleted here since, see `dropOwnStranded`), one
+ * HEAD per such file, on that rare path alone; `none` otherwise. A marker
+ * written naming a version so taken back would be named by this push's
+ * commit and read by every clone, its version gone (the take-back comes
+ * after the commit step's writes).
+ */
+export async function listedAfterPush(
+  push: PushContext,
+  dir: string,
+): Promise<"listed" | "taken-back" | "none"> {
   const near = await readIndexAround(
     push.store,
     dir,
@@ -138,5 +160,32 @@ export async function indexListsDir(push: PushContext, dir: string): Promise<boo
     push.signal,
     push.config.concurrency,
   );
-  return Object.keys(near).some((k) => k.startsWith(`${dir}/`));
+  const listed = Object.keys(near).filter((k) => k.startsWith(`${dir}/`));
+  if (listed.length === 0) return "none";
+  const back = takenBackBy(push, dir);
+  if (listed.some((k) => !back.has(k))) return "listed";
+  const writer = await pushWriterId(push);
+  for (const k of listed) {
+    const now = await push.store.head(k, { signal: push.signal });
+    if (!now || now.version !== near[k].v || !isOwnUncommitted(now, undefined, writer)) {
+      return "listed";
+    }
+  }
+  return "taken-back";
+}
+
+/**
+ * The paths under `dir` whose check this push makes as a take-back of this
+ * cache's own upload (see `settleStrays`): never synced, nothing here,
+ * recorded as written by this cache, no open conflict.
+ */
+function takenBackBy(push: PushContext, dir: string): Set<string> {
+  const conflicts = new Set(push.state.conflicts?.list().map((c) => c.path) ?? []);
+  return new Set(
+    push.plan.filter((e) =>
+      e.path.startsWith(`${dir}/`) && e.strandedCheck === true && e.action === "skip" &&
+      e.syncedVersion === undefined && !e.heldHere && !conflicts.has(e.path) &&
+      push.state.attempted?.(e.path) === true
+    ).map((e) => e.path),
+  );
 }
