@@ -39,7 +39,7 @@ import { isOwnUncommitted, WRITER_METADATA } from "../transfer/writer_id.ts";
 import { sha256Hex } from "../hash.ts";
 import { deleteAt, hashObject } from "../transfer/object_ops.ts";
 import { dropUploadOverWithdrawn } from "./withdrawn_under_upload.ts";
-import { clearWithdrawal, noteWithdrawal } from "../transfer/withdrawal_note.ts";
+import { clearWithdrawal, clearWithdrawalOf, noteWithdrawal } from "../transfer/withdrawal_note.ts";
 import { setAsideAsLost } from "./set_aside_lost.ts";
 import { sameBytes, unnameDeleted } from "./unname_deleted.ts";
 
@@ -156,9 +156,15 @@ export async function deleteRemote(
   writer: () => Promise<string | null>,
   deferIndexWrites = false,
 ): Promise<DeleteOutcome> {
-  if (await deleteOwn(ctx, entry.path, entry.syncedVersion)) return { kind: "deleted" };
+  if (await deleteOwn(ctx, entry.path, entry.syncedVersion)) {
+    await clearLeftNote(ctx, entry);
+    return { kind: "deleted" };
+  }
   let now = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
-  if (!now) return { kind: "gone" };
+  if (!now) {
+    await clearLeftNote(ctx, entry);
+    return { kind: "gone" };
+  }
   if (
     now.metadata?.[WRITER_METADATA] && isOwnUncommitted(now, entry.syncedVersion, await writer())
   ) {
@@ -234,6 +240,25 @@ export async function deleteRemote(
   // The index's hash of the version found, when it names that one (the status shows it).
   const hash = index && named === now.version ? index.entries[entry.path].h : undefined;
   return { kind: "conflict", now, ...(hash ? { hash } : {}) };
+}
+
+/**
+ * The synced version of the entry's path is gone from the store (deleted
+ * now, or before). Where this cache recorded a write of the path
+ * (`attempted`), that version may be one a take-back of its own noted and
+ * was cut off before deleting (it records the version as synced first, see
+ * `recordOwnNamed`): the note has served, and goes (one read, on that path
+ * alone). Left, it would outlive the take-back: the same bytes published
+ * there again (the same version, where versions are the bytes'), their
+ * entry then dropped by an old client, a peer's edit of them would be left
+ * out as a conflict with a deletion nobody made, and its write deleted.
+ */
+async function clearLeftNote(ctx: PushContext, entry: PlanEntry): Promise<void> {
+  if (entry.syncedVersion === undefined || ctx.state.attempted?.(entry.path) !== true) return;
+  await clearWithdrawalOf(ctx.store, entry.path, entry.syncedVersion, {
+    retry: ctx.config.retry,
+    signal: ctx.signal,
+  });
 }
 
 /**

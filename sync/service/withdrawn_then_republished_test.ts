@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { InMemoryStore, peerPush } from "../../packages/testing/mod.ts";
 import { clone, createAnswerLost, ownDeleteHooked, put, quick, read } from "./clone_kit.ts";
 import { readIndex } from "../transfer/remote_index.ts";
+import { UnreachableError } from "../errors.ts";
 import { withdrawalKey } from "../transfer/withdrawal_note.ts";
 
 const PATH = "config/settings.yaml";
@@ -92,4 +93,36 @@ Deno.test("a take-back whose delete found a peer's edit over the version in its 
   const r = await d.pushChanged();
   assert.deepEqual([r.uploaded, r.conflicts], [[PATH], []]);
   assert.equal(store.peekText(PATH), "d's edit\n");
+});
+
+Deno.test("a take-back cut off before its delete, finished by the next push, leaves no note either: the same bytes published again, their entry dropped, are edited as any file", async () => {
+  const store = new InMemoryStore({ versionFromBytes: true });
+  const a = await clone(store, "a");
+  const v = await createAnswerLost(store, a, PATH, "x\n");
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  await a.markDirty({ relPath: PATH });
+  // The entry taken out, the note written: the take-back's delete is cut off.
+  store.failNext("delete", 1, () => new UnreachableError("cut off"), { match: (k) => k === PATH });
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  assert.equal(store.peekText(PATH), "x\n", "the delete was cut off");
+  assert.ok(store.peek(await withdrawalKey(PATH)), "the take-back's note stands meanwhile");
+  // The next push finishes the deletion.
+  assert.deepEqual((await a.pushChanged()).conflicts, []);
+  assert.equal(store.peek(PATH), undefined, "a's take-back is done");
+  assert.equal(store.peek(await withdrawalKey(PATH)), undefined, "the note outlived the take-back");
+  // As above: the same bytes published again, their entry dropped, edited by a peer.
+  const c = await clone(store, "c");
+  const b = await clone(store, "b");
+  await peerPush(store, { "files/theirs.txt": "theirs\n" }, {
+    afterRead: async () => {
+      await put(c, PATH, "x\n");
+      assert.deepEqual((await c.pushChanged()).conflicts, []);
+      await b.pullChanged();
+      assert.equal(b.state.synced(PATH)?.version, v);
+    },
+  });
+  await put(b, PATH, "b's edit\n");
+  const r = await b.pushChanged();
+  assert.deepEqual([r.uploaded, r.conflicts], [[PATH], []]);
+  assert.equal(store.peekText(PATH), "b's edit\n");
 });

@@ -30,9 +30,10 @@
  * look. Left in place, a note would tell a later dropped entry apart
  * wrongly where the path was named again at that very version (the same
  * bytes' ETag on S3): the edit would be left out as a conflict with a
- * deletion nobody made. One left by a take-back cut off before its delete,
- * or one whose delete met another object that is still there, stays (a
- * later take-back of the path writes over it).
+ * deletion nobody made. One left by a take-back cut off before its delete
+ * goes when a later push of the cache finishes that deletion
+ * ({@link clearWithdrawalOf}); one whose delete met another object that is
+ * still there stays (a later take-back of the path writes over it).
  *
  * @module
  */
@@ -110,9 +111,33 @@ export async function withdrawnVersion(
   c: Call,
 ): Promise<string | undefined> {
   const got = await getOrNull(store, await withdrawalKey(path), c);
-  if (!got) return undefined;
+  return got ? namedIn(got.body, path) : undefined;
+}
+
+/**
+ * Removes the note of `path` where it names `version`, once a delete of
+ * that version is done by other means than the take-back that wrote it: a
+ * take-back cut off before its delete (or whose answer was lost), finished
+ * by a later push's deletion of the version it recorded as synced. The
+ * note's own version, read here, is the condition of its delete, so a
+ * later take-back's note stays. Best effort, as {@link clearWithdrawal}.
+ */
+export async function clearWithdrawalOf(
+  store: ObjectStore,
+  path: string,
+  version: string,
+  c: Call,
+): Promise<void> {
+  const key = await withdrawalKey(path);
+  const got = await getOrNull(store, key, c).catch(() => null);
+  if (!got || namedIn(got.body, path) !== version) return;
+  await deleteAt(store, key, got.version, c).catch(() => false);
+}
+
+/** The version a note's bytes name for `path`; undefined for any other bytes. */
+function namedIn(body: Uint8Array, path: string): string | undefined {
   try {
-    const raw = JSON.parse(new TextDecoder().decode(got.body)) as Record<string, unknown> | null;
+    const raw = JSON.parse(new TextDecoder().decode(body)) as Record<string, unknown> | null;
     if (raw?.format !== FORMAT || raw.path !== path || typeof raw.v !== "string") return undefined;
     return raw.v;
   } catch {

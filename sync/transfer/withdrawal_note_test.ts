@@ -3,6 +3,7 @@ import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { isLayoutInternal, isLocalOnlyPath } from "./bucket_layout.ts";
 import {
   clearWithdrawal,
+  clearWithdrawalOf,
   noteWithdrawal,
   withdrawalKey,
   WITHDRAWN_DIR,
@@ -56,4 +57,21 @@ Deno.test("a take-back clears its own note once done, never a later take-back's"
     assert.equal(await withdrawnVersion(store, "notes/a.md", c), undefined);
     await clearWithdrawal(store, "notes/a.md", second, c); // nothing left: no error
   }
+});
+
+Deno.test("a note left by a cut-off take-back is cleared by the version it names, and only by that one", async () => {
+  const store = new InMemoryStore();
+  await noteWithdrawal(store, "notes/a.md", "v1", c);
+  await clearWithdrawalOf(store, "notes/a.md", "v2", c);
+  assert.equal(
+    await withdrawnVersion(store, "notes/a.md", c),
+    "v1",
+    "another version's note stays",
+  );
+  await clearWithdrawalOf(store, "notes/b.md", "v1", c);
+  assert.equal(await withdrawnVersion(store, "notes/a.md", c), "v1");
+  await clearWithdrawalOf(store, "notes/a.md", "v1", c);
+  assert.equal(store.peek(await withdrawalKey("notes/a.md")), undefined);
+  // Nothing there: nothing to do.
+  await clearWithdrawalOf(store, "notes/a.md", "v1", c);
 });
