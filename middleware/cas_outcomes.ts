@@ -12,6 +12,7 @@ import type { GetResult, ObjectInfo } from "../sync/ports.ts";
 import { ADOPT_HINT, resolveHint } from "../sync/service/conflicts.ts";
 import { UNCOMMITTED_HOLDS } from "../sync/service/push_result.ts";
 import { sha256Hex } from "../sync/hash.ts";
+import { shellWord } from "../sync/shell_word.ts";
 
 /** Warning code emitted when a config file was not pushed because a peer changed it. */
 export const CONFIG_CHANGED_REMOTELY = "config_changed_remotely";
@@ -35,10 +36,16 @@ export async function recordConflict(
   const push = ctx.push;
   ctx.entry.action = "skip";
   ctx.entry.keepDirty = true;
+  // The copy here the very one synced, deleted there: no change of this
+  // cache's met the deletion (a path named again, or marked dirty as it was).
+  const synced = push.state.synced(ctx.key);
+  const unchanged = !remote && synced !== undefined && synced.hash === ctx.hash;
   // True whether or not this cache ever synced the path (it may have, and
   // deleted it since): its copy is not based on the datastore's version.
   ctx.entry.reason = remote
     ? "changed remotely: this cache's copy is not based on the datastore's version"
+    : unchanged
+    ? UNCHANGED_DELETED_REASON
     : "deleted remotely: a peer deleted it, a change this cache's copy is not based on";
   ctx.entry.conflict = {
     theirs: remote
@@ -50,13 +57,36 @@ export async function recordConflict(
   push.note(gate, `${ctx.key}: conflict, changed remotely`, ctx.entry);
   push.events.emit("warning", {
     code: ctx.entry.class === "config" ? CONFIG_CHANGED_REMOTELY : CHANGED_REMOTELY,
-    message: `${ctx.key} was not pushed: another checkout ${
-      remote ? `wrote it (version ${remote.version})` : "deleted it"
-    } on the datastore, a change this cache's copy is not based on, so the local copy would have overwritten that change. Nothing was overwritten; the local copy was kept and the conflict recorded. Run \`sluice status\` to see both versions, then \`${
-      resolveHint(ctx.key)
-    }\`.`,
+    message: unchanged
+      ? unchangedDeletedMessage(ctx.key, synced.republish === true)
+      : `${ctx.key} was not pushed: another checkout ${
+        remote ? `wrote it (version ${remote.version})` : "deleted it"
+      } on the datastore, a change this cache's copy is not based on, so the local copy would have overwritten that change. Nothing was overwritten; the local copy was kept and the conflict recorded. Run \`sluice status\` to see both versions, then \`${
+        resolveHint(ctx.key)
+      }\`.`,
     path: ctx.key,
   });
+}
+
+/** Why a copy unchanged since its sync, deleted on the datastore, was not published again. */
+export const UNCHANGED_DELETED_REASON =
+  "deleted remotely: deleted on the datastore (by another checkout, or by its writer taking back its own write) while the copy here is unchanged since this cache synced it; not published again";
+
+/**
+ * What a push tells of a copy unchanged since its sync (`republish`: one a
+ * pull kept to name again, its entry found gone while the store held it)
+ * that the datastore deleted: no edit of the user's met the deletion, and
+ * either resolution is theirs to choose.
+ */
+function unchangedDeletedMessage(path: string, republish: boolean): string {
+  const kept = republish
+    ? ": this cache's last pull found its index entry gone while the store still held it, took that for an entry an old client dropped and kept it to name again, but the entry went with that deletion"
+    : "";
+  return `${path} was not pushed: it was deleted on the datastore (by another checkout, or by its writer taking back its own write whose commit answer it never got), and the copy here is unchanged since this cache synced it${kept}. Publishing it would have undone that deletion, so nothing was written; the local copy was kept and the conflict recorded. \`sluice resolve ${
+    shellWord(path)
+  } --theirs\` accepts the deletion (the copy here is set aside); \`sluice resolve ${
+    shellWord(path)
+  } --mine\` publishes it again.`;
 }
 
 /**

@@ -53,3 +53,32 @@ Deno.test("waitFor leaves the write for a later push, dirty, naming the adoption
   assert.deepEqual(m.warnings.map((w) => w.code), [PUSH_WAITING_UNCOMMITTED]);
   assert.match(m.warnings[0].message, /version v3.*it was not adopted: too recent/);
 });
+
+Deno.test("recordConflict with a copy unchanged since its sync, deleted there, says the copy is unchanged, what deleted it, and how to accept or undo the deletion", async () => {
+  for (const republish of [false, true]) {
+    const m = await mockPushContext();
+    const path = "config/x.yaml";
+    const ctx = mockWriteContext(m.ctx, path, "as synced", {
+      entry: planEntry(path, { class: "config" }),
+    });
+    m.state.setSynced(path, {
+      hash: await sha256Hex(enc("as synced")),
+      version: "v1",
+      size: 9,
+      ...(republish ? { republish } : {}),
+    });
+    await recordConflict(ctx, null, "gate");
+    assert.deepEqual(ctx.entry.conflict, { theirs: null });
+    const reason = ctx.entry.reason ?? "";
+    assert.doesNotMatch(reason, /not based on/);
+    assert.match(reason, /unchanged since this cache synced it/);
+    const message = m.warnings[0].message;
+    assert.doesNotMatch(message, /not based on|would have overwritten/);
+    assert.match(message, /copy here is unchanged/);
+    assert.match(message, /its writer taking back its own write/);
+    assert.match(message, /--theirs` accepts the deletion/);
+    assert.match(message, /--mine` publishes it again/);
+    if (republish) assert.match(message, /kept it to name again/);
+    else assert.doesNotMatch(message, /kept it to name again/);
+  }
+});
