@@ -18,7 +18,9 @@
  * version publishes it. Files no push publishes (local-only, `internal`) are
  * no part of the version. A marker naming a version this cache does not
  * hold is written only where the datastore's index lists that version (one
- * index read, on that rare path); one it holds as synced, as it is. A
+ * index read, on that rare path), files this push takes back aside (this
+ * cache's own uploads, deleted here since: the marker is then held, and the
+ * one published before put back); one it holds as synced, as it is. A
  * marker whose bytes are no version number (digits, surrounding whitespace
  * aside: empty, a path, two lines) names nothing a reader could follow: it
  * stays out too, dirty, with the reason.
