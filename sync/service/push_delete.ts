@@ -165,6 +165,8 @@ export async function deleteRemote(
     await clearLeftNote(ctx, entry);
     return { kind: "gone" };
   }
+  // This cache's take-back of its own committed write, whose delete met another object.
+  let withdrawn: { version: string; clear?: () => Promise<void> } | undefined;
   if (
     now.metadata?.[WRITER_METADATA] && isOwnUncommitted(now, entry.syncedVersion, await writer())
   ) {
@@ -174,6 +176,7 @@ export async function deleteRemote(
     const committed = !!index && Object.hasOwn(index.entries, entry.path) &&
       index.entries[entry.path].v === now.version;
     const base = committed ? { base: now.version } : {};
+    const own = now.version;
     // The entry naming it goes first, then the object (as `dropOwnStranded`
     // does for a create): deleted first, a cut-off before this push's commit
     // would leave the index naming nothing, and the next push, finding
@@ -212,8 +215,12 @@ export async function deleteRemote(
       const theirs = met.named;
       if (theirs && !isUnversioned(theirs)) {
         const held = await ctx.store.head(entry.path, { signal: ctx.signal }).catch(() => null);
-        if (held) return { kind: "conflict", now: held, hash: theirs.h };
+        if (held) {
+          await clear?.();
+          return { kind: "conflict", now: held, hash: theirs.h };
+        }
       }
+      withdrawn = { version: own, clear };
     }
   }
   const index = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
@@ -237,6 +244,9 @@ export async function deleteRemote(
     named === undefined &&
     await unlistedEntry(ctx.store, index, entry.path, ctx.config.retry, ctx.signal) === undefined
   ) return { kind: "unnamed" };
+  // The take-back's delete met an object another commit named in place of
+  // the withdrawn version (an old client's write): its note has served.
+  if (withdrawn && named !== undefined && named !== withdrawn.version) await withdrawn.clear?.();
   // The index's hash of the version found, when it names that one (the status shows it).
   const hash = index && named === now.version ? index.entries[entry.path].h : undefined;
   return { kind: "conflict", now, ...(hash ? { hash } : {}) };
@@ -355,6 +365,10 @@ export async function dropOwnStranded(
       if (drop?.left) await clear?.();
       const met = e ?? drop?.named;
       if (met && !isUnversioned(met) && met.v !== now.version) namedAgain?.(met);
+      // Another object committed in place of the withdrawn version (a
+      // peer's, or an old client's write): no write over that version can
+      // land now, and the note has served.
+      if (met && met.v !== now.version) await clear?.();
     }
     return false;
   }

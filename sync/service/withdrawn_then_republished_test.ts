@@ -126,3 +126,41 @@ Deno.test("a take-back cut off before its delete, finished by the next push, lea
   assert.deepEqual([r.uploaded, r.conflicts], [[PATH], []]);
   assert.equal(store.peekText(PATH), "b's edit\n");
 });
+
+Deno.test("a take-back whose delete met an old client's write committed in its place, leaves no note: nothing is left of its window", async () => {
+  const store = new InMemoryStore({ versionFromBytes: true });
+  // An old client writes the path and its entry in the take-back's window.
+  const racing = ownDeleteHooked(store, PATH, async (landDelete) => {
+    await peerPush(store, { [PATH]: "old client's\n" });
+    return await landDelete();
+  });
+  const a = await clone(racing.store, "a");
+  const v = await createAnswerLost(store, a, PATH, "x\n");
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  racing.arm(v);
+  const r0 = await a.pushChanged({ only: [PATH] });
+  assert.ok(!racing.armed(), "the old client wrote in the take-back's window");
+  // Never synced here, the deletion gives way to the old client's newer write.
+  assert.deepEqual(r0.conflicts, []);
+  assert.equal(store.peekText(PATH), "old client's\n");
+  assert.equal(store.peek(await withdrawalKey(PATH)), undefined, "the note outlived the take-back");
+});
+
+Deno.test("a take-back of an update whose delete met an old client's write committed in its place, a conflict, leaves no note either", async () => {
+  const store = new InMemoryStore({ versionFromBytes: true });
+  const racing = ownDeleteHooked(store, PATH, async (landDelete) => {
+    await peerPush(store, { [PATH]: "old client's\n" });
+    return await landDelete();
+  });
+  const a = await clone(racing.store, "a");
+  await put(a, PATH, "one\n");
+  await a.pushChanged();
+  const v = await createAnswerLost(store, a, PATH, "x\n");
+  await Deno.remove(`${a.cacheDir}/${PATH}`);
+  racing.arm(v);
+  const r = await a.pushChanged({ only: [PATH] });
+  assert.ok(!racing.armed(), "the old client wrote in the take-back's window");
+  assert.deepEqual(r.conflicts, [PATH], "the deletion meets the old client's write");
+  assert.equal(store.peekText(PATH), "old client's\n");
+  assert.equal(store.peek(await withdrawalKey(PATH)), undefined, "the note outlived the take-back");
+});

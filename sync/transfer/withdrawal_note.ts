@@ -32,8 +32,11 @@
  * bytes' ETag on S3): the edit would be left out as a conflict with a
  * deletion nobody made. One left by a take-back cut off before its delete
  * goes when a later push of the cache finishes that deletion
- * ({@link clearWithdrawalOf}); one whose delete met another object that is
- * still there stays (a later take-back of the path writes over it).
+ * ({@link clearWithdrawalOf}); one whose delete met another object goes
+ * once a commit names that object (a peer's, or an old client's write: no
+ * write over the withdrawn version can land then), and stays while none
+ * does (an upload whose commit may still come; a later take-back of the
+ * path writes over it).
  *
  * @module
  */
