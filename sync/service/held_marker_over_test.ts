@@ -5,38 +5,23 @@
  * committed marker, which the index names and readers would lose.
  */
 import assert from "node:assert/strict";
-import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
-import { ErasureRefusedError, resolveHeldVersions } from "../../middleware/erasure.ts";
-import { acquireModelLocks, globalLockKey, modelLockKey } from "../locks/model_locks.ts";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { resolveHeldVersions } from "../../middleware/erasure.ts";
+import { acquireModelLocks } from "../locks/model_locks.ts";
 import { readIndex } from "../transfer/remote_index.ts";
-import { WRITER_METADATA } from "../transfer/writer_id.ts";
 import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
+import { breakglassA, DATA, MARKER, MODEL, othersUpload, refusedRun } from "./held_marker_kit.ts";
 
-const MODEL = "shell/m1";
-const DATA = `data/${MODEL}/out`;
 const V1 = `${DATA}/1`;
 const V2 = `${DATA}/2`;
 const META = `${V2}/metadata.yaml`;
-const RAW = `${V2}/raw`;
-const MARKER = `${DATA}/latest`;
 
 for (const globalLock of [false, true]) {
   const how = globalLock ? "under the global lock" : "without the global lock";
   Deno.test(`${how}: a second pass refused into a held version puts back the committed marker its upload was written over`, async () => {
     const store = new InMemoryStore();
-    let armed = false;
-    const a = await clone(
-      hookedStore(store, {
-        before: async (key) => {
-          // The commit's fence has passed; the marker is about to be written.
-          if (!armed || key !== MARKER) return;
-          armed = false;
-          await store.delete(META);
-          await store.delete(modelLockKey(MODEL)); // the breakglass
-        },
-      }),
-      "a",
-    );
+    const k = await breakglassA(store, META);
+    const { a } = k;
     // Version 1 and its marker, published.
     const first = await acquireModelLocks(a, [MODEL]);
     await put(a, `${V1}/raw`, "raw 1");
@@ -47,21 +32,8 @@ for (const globalLock of [false, true]) {
     const committed = (await readIndex(store, quick.retry))!.entries[MARKER];
     assert.equal(store.peekText(MARKER), "1");
     // Another writer's upload of version 2's metadata, never committed.
-    await store.put(META, new TextEncoder().encode("same output"), { kind: "create" }, {
-      metadata: { [WRITER_METADATA]: "the-other-writer" },
-    });
-    armed = true;
-    const set = await acquireModelLocks(a, [MODEL]);
-    await put(a, META, "same output");
-    await put(a, RAW, "a's raw");
-    await put(a, MARKER, "2");
-    const lock = globalLock
-      ? { globalLock: a.lockBackend!.createLock(globalLockKey(), a.identity) }
-      : {};
-    const error = await set.push([V2], lock).then(() => undefined, (e) => e);
-    await set.release();
-    assert.equal(armed, false, "the marker was written by the first pass");
-    assert.ok(error instanceof ErasureRefusedError, String(error));
+    await othersUpload(store, META);
+    await refusedRun(k, "2", globalLock);
     // The committed marker is on the store again, named by the index.
     assert.equal(store.peekText(MARKER), "1");
     const named = (await readIndex(store, quick.retry))!.entries[MARKER];

@@ -9,20 +9,16 @@
  * for its user (`resolveHeldVersions`).
  */
 import assert from "node:assert/strict";
-import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
-import { ErasureRefusedError, resolveHeldVersions } from "../../middleware/erasure.ts";
-import { acquireModelLocks, globalLockKey, modelLockKey } from "../locks/model_locks.ts";
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { resolveHeldVersions } from "../../middleware/erasure.ts";
+import { acquireModelLocks } from "../locks/model_locks.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { isLayoutInternal } from "../transfer/bucket_layout.ts";
-import { WRITER_METADATA } from "../transfer/writer_id.ts";
 import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
+import { breakglassA, DATA, MARKER, MODEL, othersUpload, refusedRun } from "./held_marker_kit.ts";
 
-const MODEL = "shell/m1";
-const DATA = `data/${MODEL}/out`;
 const V1 = `${DATA}/1`;
 const META = `${V1}/metadata.yaml`;
-const RAW = `${V1}/raw`;
-const MARKER = `${DATA}/latest`;
 
 /** Objects of the store (locks and the index aside) that the index does not name. */
 async function unnamed(store: InMemoryStore): Promise<string[]> {
@@ -41,37 +37,13 @@ async function unnamed(store: InMemoryStore): Promise<string[]> {
  */
 async function heldAfterSecondPass(globalLock: boolean) {
   const store = new InMemoryStore();
-  // Another writer's upload, never committed (its run is refused and erased):
-  // tagged with its writer id, as every write of a push is.
-  await store.put(META, new TextEncoder().encode("same output"), { kind: "create" }, {
-    metadata: { [WRITER_METADATA]: "the-other-writer" },
-  });
-  let armed = true;
-  const a = await clone(
-    hookedStore(store, {
-      before: async (key) => {
-        // The commit's fence has passed; the marker is about to be created.
-        if (!armed || key !== MARKER) return;
-        armed = false;
-        await store.delete(META);
-        await store.delete(modelLockKey(MODEL)); // the breakglass
-      },
-    }),
-    "a",
-  );
+  // Another writer's upload, never committed (its run is refused and erased).
+  await othersUpload(store, META);
+  const k = await breakglassA(store, META);
+  const { a } = k;
   const warnings: string[] = [];
   a.events.on("warning", (w) => void warnings.push(w.code));
-  const set = await acquireModelLocks(a, [MODEL]);
-  await put(a, META, "same output");
-  await put(a, RAW, "a's raw");
-  await put(a, MARKER, "1");
-  const lock = globalLock
-    ? { globalLock: a.lockBackend!.createLock(globalLockKey(), a.identity) }
-    : {};
-  const error = await set.push([V1], lock).then(() => undefined, (e) => e);
-  await set.release();
-  assert.equal(armed, false, "the marker was written by the first pass");
-  assert.ok(error instanceof ErasureRefusedError, String(error));
+  const error = await refusedRun(k, "1", globalLock);
   assert.match(error.message, /already synced with the datastore/);
   // What the first pass published is said, not denied.
   assert.doesNotMatch(error.message, /Nothing was pushed/);
