@@ -9,7 +9,7 @@
 import { type DeleteOutcome, deleteUploads } from "./erasure_steps.ts";
 import { type ObjectInfo, type ObjectStore, PutModes } from "../sync/ports.ts";
 import { sha256Hex } from "../sync/hash.ts";
-import { FakeClock, InMemoryStore } from "../packages/testing/mod.ts";
+import { FakeClock, InMemoryStore, peerPush } from "../packages/testing/mod.ts";
 import { updateIndex } from "../sync/transfer/remote_index.ts";
 
 /** No retries of an index update: a refused one fails at once. */
@@ -22,12 +22,13 @@ export const D = "data/t/m/d";
 export const META = `${D}/1/metadata.yaml`;
 export const RAW = `${D}/1/raw`;
 
-/** The erasure of this run's upload at `path` (its local copy `text`). */
+/** The erasure of this run's upload at `path` (its local copy `text`), by the cache whose writer id is `writerId`. */
 export function eraseLocal(
   store: ObjectStore,
   path: string,
   version: string,
   text = "same",
+  writerId: string | null = null,
 ): Promise<DeleteOutcome> {
   return deleteUploads(
     store,
@@ -35,6 +36,7 @@ export function eraseLocal(
     undefined,
     1,
     () => Promise.resolve(enc(text)),
+    writerId,
   );
 }
 
@@ -50,14 +52,7 @@ export function eraseAsMe(
   version: string,
   text: string,
 ): Promise<DeleteOutcome> {
-  return deleteUploads(
-    store,
-    [{ path, version }],
-    undefined,
-    1,
-    () => Promise.resolve(enc(text)),
-    "me",
-  );
+  return eraseLocal(store, path, version, text, "me");
 }
 
 /** A store hook that runs `fn` once, before the first call on `path`; `fired` once it has. */
@@ -118,6 +113,20 @@ export async function runUploads(store: InMemoryStore) {
   const meta = await uploadAsMe(store, META, LOCAL[META]);
   const raw = await uploadAsMe(store, RAW, LOCAL[RAW]);
   return { meta, raw };
+}
+
+/**
+ * On {@link etagStore}, the run's uploads of version 1 ({@link runUploads}),
+ * an old client's write of the same metadata bytes over the run's (the same
+ * version) with its entry, and that object taken since by an erasure's
+ * delete, its entry kept.
+ */
+export async function oldClientWriteTaken() {
+  const { inner, now } = etagStore();
+  const { meta, raw } = await runUploads(inner);
+  await peerPush(inner, { [META]: "same meta" }, { now });
+  await inner.delete(META);
+  return { inner, meta, raw };
 }
 
 /** The erasure, by "me", of `uploads` of version 1 (the local copies {@link runUploads} wrote). */

@@ -16,6 +16,7 @@ import {
   etagStore,
   META,
   NO_RETRY,
+  oldClientWriteTaken,
   onceAt,
   RAW,
   runUploads,
@@ -109,13 +110,10 @@ Deno.test("ETag store: an old client's same-bytes write an erasure's delete took
 });
 
 Deno.test("ETag store: a pending put-back of an old client's same-bytes write is not made once an old client's pull has dropped its entry, so no unnamed bytes hold that version", async () => {
-  const { inner, now } = etagStore();
   // An earlier erasure's delete took an old client's write of the run's
   // metadata (the same bytes, the same version; its entry kept), and its
   // delete of the raw output failed: both left to this, the next push's.
-  const { meta, raw } = await runUploads(inner);
-  await peerPush(inner, { [META]: "same meta" }, { now });
-  await inner.delete(META);
+  const { inner, meta, raw } = await oldClientWriteTaken();
   // An old client's pull met that object gone and writes back its index
   // without the entry while this erasure deletes the raw output.
   const store = hookedStore(inner, {
@@ -139,14 +137,11 @@ Deno.test("ETag store: a pending put-back of an old client's same-bytes write is
 });
 
 Deno.test("ETag store: a put-back of an old client's same-bytes write looks at the index right before it, so an old client's pull that dropped the entry meanwhile leaves the path empty", async () => {
-  const { inner, now } = etagStore();
   // An earlier erasure's deletes took an old client's write of the run's
   // metadata (the same bytes, the same version; its entry kept) and the
   // raw output, and its look at the index after failed: both left to this,
   // the next push's.
-  const { meta, raw } = await runUploads(inner);
-  await peerPush(inner, { [META]: "same meta" }, { now });
-  await inner.delete(META);
+  const { inner, meta, raw } = await oldClientWriteTaken();
   await inner.delete(RAW);
   // An old client's pull that met the metadata gone writes back its index
   // without the entry while this erasure looks at the raw output, after its

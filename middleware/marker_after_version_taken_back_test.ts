@@ -22,6 +22,7 @@ import {
   v2Store,
 } from "../sync/service/clone_kit.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
+import { putVersion } from "./marker_stranded_kit.ts";
 
 const DATA = "data/shell/cmd/m0/out";
 const MARKER = `${DATA}/latest`;
@@ -29,13 +30,9 @@ const MARKER = `${DATA}/latest`;
 Deno.test("a marker whose commit failed after the version it names was taken back is replaced by the committed marker at the next push", async () => {
   const store = await v2Store();
   const a = await clone(store, "a");
-  await put(a, `${DATA}/1/metadata.yaml`, "version: 1\n");
-  await put(a, `${DATA}/1/raw`, "a's raw 1");
-  await put(a, MARKER, "1");
+  await putVersion(a, "1", { data: DATA });
   await a.pushChanged();
-  await put(a, `${DATA}/2/metadata.yaml`, "version: 2\n");
-  await put(a, `${DATA}/2/raw`, "a's raw 2");
-  await put(a, MARKER, "2");
+  await putVersion(a, "2", { data: DATA });
   // The shard naming the marker is never written.
   store.failNext("put", 1, () => new UnreachableError("cut off"), {
     match: (k) => k === "_index/data--shell--cmd.json",

@@ -76,25 +76,32 @@ Deno.test("a marker that names no version number is never written over another w
   assert.equal(store.peekText(MARKER), "2");
 });
 
-Deno.test("a marker written over the datastore's that another writer replaces meanwhile stays dirty, no conflict; the next push writes it again", async () => {
+/**
+ * a publishes version 2 and its marker; b, synced at 1, writes version 4
+ * and its marker and pushes: its first compare-and-swap (on version 1's
+ * marker) is refused, and before its second (on a's), a publishes version 3
+ * and its marker. What b's push returned.
+ */
+async function lostToThree() {
   const store = new RacingStore();
   const { a, b } = await bothAtOne(store);
   await wrote(a, ["2"], "2", "a");
   await a.pushChanged();
-  await put(b, `${D}/4/raw`, "b's 4");
-  await put(b, MARKER, "4");
-  // b's first compare-and-swap (on version 1's marker) is refused; before its
-  // second (on a's), a publishes version 3 and its marker.
+  await wrote(b, ["4"], "4", "b");
   let updates = 0;
   store.beforePut = {
     match: (key, mode) => key === MARKER && mode.kind === "update" && ++updates === 2,
     run: async () => {
-      await put(a, `${D}/3/raw`, "a's 3");
-      await put(a, MARKER, "3");
+      await wrote(a, ["3"], "3", "a");
       await a.pushChanged();
     },
   };
   const r = await b.pushChanged();
+  return { store, b, r };
+}
+
+Deno.test("a marker written over the datastore's that another writer replaces meanwhile stays dirty, no conflict; the next push writes it again", async () => {
+  const { store, b, r } = await lostToThree();
   assert.deepEqual(r.conflicts, []);
   assert.equal(r.skipped.find((s) => s.path === MARKER)?.reason, MARKER_RACE_REASON);
   assert.equal(store.peekText(MARKER), "3");
@@ -385,22 +392,7 @@ Deno.test("a peer's rollback of a marker this cache synced lower still (moved fo
 });
 
 Deno.test("a marker whose write lost the race to a peer's moved-forward marker, met by a pull before the next push, is kept based on it: its own published version above the peer's marker is no rollback", async () => {
-  const store = new RacingStore();
-  const { a, b } = await bothAtOne(store);
-  await wrote(a, ["2"], "2", "a");
-  await a.pushChanged();
-  await put(b, `${D}/4/raw`, "b's 4");
-  await put(b, MARKER, "4");
-  let updates = 0;
-  store.beforePut = {
-    match: (key, mode) => key === MARKER && mode.kind === "update" && ++updates === 2,
-    run: async () => {
-      await put(a, `${D}/3/raw`, "a's 3");
-      await put(a, MARKER, "3");
-      await a.pushChanged();
-    },
-  };
-  const r = await b.pushChanged();
+  const { store, b, r } = await lostToThree();
   assert.equal(r.skipped.find((s) => s.path === MARKER)?.reason, MARKER_RACE_REASON);
   assert.equal(store.peekText(`${D}/4/raw`), "b's 4");
   // b's run pulls before its next push (as a run under its model lock does):

@@ -2,7 +2,9 @@
  * The setting of the marker-after-version tests of a held marker's stranded
  * upload: a bucket with an index (a peer's push) and another tool's version
  * 1 of `DATA` (no index entry, no writer id), and a clone whose next push can
- * be cut off once its `latest` marker is written, before the index update.
+ * be cut off once its `latest` marker is written, before the index update;
+ * the writes of a version and its marker; and a synced marker's upload that
+ * such a cut-off push left stranded.
  *
  * @module
  */
@@ -54,4 +56,41 @@ export async function markerBucket(
     }
   };
   return { peer, a, pushCutOff };
+}
+
+/**
+ * `svc` writes version `n` of `o.data` (`DATA` unless told): its
+ * `metadata.yaml` ("version: n"), its `raw` ("a's raw n"), and the data's
+ * `latest` marker naming it.
+ */
+export async function putVersion(
+  svc: SyncService,
+  n: string,
+  o: { data?: string } = {},
+): Promise<void> {
+  const data = o.data ?? DATA;
+  await put(svc, `${data}/${n}/metadata.yaml`, `version: ${n}\n`);
+  await put(svc, `${data}/${n}/raw`, `a's raw ${n}`);
+  await put(svc, `${data}/latest`, n);
+}
+
+/**
+ * {@link markerBucket}, where `a` published version 2 and its marker, then
+ * wrote version 3 and moved the marker onto it, its push cut off once the
+ * marker was written, before the index update: the marker's upload stands
+ * in place of the synced one, which the index still names.
+ */
+export async function strandedOverTwo(
+  store: InMemoryStore,
+): Promise<{ peer: SyncService; a: SyncService }> {
+  const { peer, a, pushCutOff } = await markerBucket(store);
+  // Version 2 and its marker, published and synced.
+  await putVersion(a, "2");
+  await a.pushChanged();
+  // Version 3 and the marker moved onto it: cut off once the marker is
+  // written, before the index update.
+  await putVersion(a, "3");
+  await pushCutOff();
+  assert.equal(store.peekText(MARKER), "3", "the marker was written before the cut");
+  return { peer, a };
 }

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../packages/testing/mod.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
 import { assertIndexCurrent, clone, put, quick, read } from "../sync/service/clone_kit.ts";
-import { DATA, MARKER, markerBucket } from "./marker_stranded_kit.ts";
+import { DATA, MARKER, strandedOverTwo } from "./marker_stranded_kit.ts";
 
 /**
  * A synced `latest` marker that an earlier push of this cache rewrote, cut
@@ -23,19 +23,7 @@ import { DATA, MARKER, markerBucket } from "./marker_stranded_kit.ts";
 Deno.test("a synced marker held back publishes this cache's own upload of it that a cut-off push left once the version it names is listed", async () => {
   const store = new InMemoryStore();
   // Another tool's version 1: no index entry, no writer id.
-  const { peer, a, pushCutOff } = await markerBucket(store);
-  // Version 2 and its marker, published and synced.
-  await put(a, `${DATA}/2/metadata.yaml`, "version: 2\n");
-  await put(a, `${DATA}/2/raw`, "a's raw 2");
-  await put(a, MARKER, "2");
-  await a.pushChanged();
-  // Version 3 and the marker moved onto it: cut off once the marker is
-  // written, before the index update.
-  await put(a, `${DATA}/3/metadata.yaml`, "version: 3\n");
-  await put(a, `${DATA}/3/raw`, "a's raw 3");
-  await put(a, MARKER, "3");
-  await pushCutOff();
-  assert.equal(store.peekText(MARKER), "3", "the marker was written before the cut");
+  const { peer, a } = await strandedOverTwo(store);
   // The marker moved here onto the other tool's version: held back, dirty.
   await put(a, MARKER, "1");
   await a.pushChanged();
@@ -71,19 +59,7 @@ Deno.test("a synced marker held back publishes this cache's own upload of it tha
  */
 Deno.test("a synced marker held back over a version deleted here puts back the committed marker in place of its own stranded upload", async () => {
   const store = new InMemoryStore();
-  const { peer, a, pushCutOff } = await markerBucket(store);
-  // Version 2 and its marker, published and synced.
-  await put(a, `${DATA}/2/metadata.yaml`, "version: 2\n");
-  await put(a, `${DATA}/2/raw`, "a's raw 2");
-  await put(a, MARKER, "2");
-  await a.pushChanged();
-  // Version 3 and the marker moved onto it: cut off once the marker is
-  // written, before the index update.
-  await put(a, `${DATA}/3/metadata.yaml`, "version: 3\n");
-  await put(a, `${DATA}/3/raw`, "a's raw 3");
-  await put(a, MARKER, "3");
-  await pushCutOff();
-  assert.equal(store.peekText(MARKER), "3", "the marker was written before the cut");
+  const { peer, a } = await strandedOverTwo(store);
   // Version 3 deleted here (a crashed run's output cleaned up): the marker
   // here still names it, and is held.
   await Deno.remove(`${a.cacheDir}/${DATA}/3`, { recursive: true });
