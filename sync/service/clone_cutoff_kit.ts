@@ -142,22 +142,15 @@ export async function checkHeldByConflict(
   // note, the edit would be the conflict: the note tells its commit that
   // the version it edits is withdrawn.)
   let armed = false;
-  const racing = new Proxy(store, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      if (prop !== "put") return value.bind(target);
-      return async (...args: unknown[]) => {
-        if (armed && String(args[0]).startsWith("_control/.sluice/withdrawn/")) {
-          armed = false;
-          await b.pullChanged();
-          await put(b, path, "the peer's edit");
-          await b.pushChanged();
-        }
-        return await value.apply(target, args);
-      };
-    },
-  }) as InMemoryStore;
+  const racing = callsThrough(store, "put", async (args, call) => {
+    if (armed && String(args[0]).startsWith("_control/.sluice/withdrawn/")) {
+      armed = false;
+      await b.pullChanged();
+      await put(b, path, "the peer's edit");
+      await b.pushChanged();
+    }
+    return await call();
+  });
   const a = await clone(racing, "a");
   await createAnswerLost(store, a, path, "a's file");
   await b.pullChanged();
@@ -174,6 +167,26 @@ export async function checkHeldByConflict(
 }
 
 /**
+ * `store` seen through a proxy whose calls of `method` go through `around`,
+ * which gets the call's arguments and the call itself, to run when it
+ * chooses, and answers for it. Every other call goes to `store` as it is.
+ */
+function callsThrough(
+  store: InMemoryStore,
+  method: "put" | "delete",
+  around: (args: unknown[], call: () => Promise<unknown>) => Promise<unknown>,
+): InMemoryStore {
+  return new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop !== method) return value.bind(target);
+      return (...args: unknown[]) => around(args, () => value.apply(target, args));
+    },
+  }) as InMemoryStore;
+}
+
+/**
  * `store` seen through a proxy whose next delete of `path` at the version
  * `arm` names (a cache's delete of its own write) goes through `around`,
  * once: `around` gets the delete itself, to run when it chooses, and answers
@@ -186,21 +199,14 @@ export function ownDeleteHooked(
 ): { store: InMemoryStore; arm(own: string): void; armed(): boolean } {
   let own = "";
   let armed = false;
-  const hooked = new Proxy(store, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      if (prop !== "delete") return value.bind(target);
-      return async (...args: unknown[]) => {
-        const o = args[1] as { ifVersion?: string } | undefined;
-        if (armed && args[0] === path && o?.ifVersion === own) {
-          armed = false;
-          return await around(() => value.apply(target, args));
-        }
-        return await value.apply(target, args);
-      };
-    },
-  }) as InMemoryStore;
+  const hooked = callsThrough(store, "delete", async (args, call) => {
+    const o = args[1] as { ifVersion?: string } | undefined;
+    if (armed && args[0] === path && o?.ifVersion === own) {
+      armed = false;
+      return await around(call);
+    }
+    return await call();
+  });
   return {
     store: hooked,
     arm: (version) => {

@@ -16,6 +16,7 @@ import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import { META_KEY, MONOLITH_KEY } from "../transfer/bucket_layout.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { clone, createAnswerLost, isIndexKey, put, quick, read, v2Store } from "./clone_kit.ts";
+import { oneShot } from "./unanswered_withdrawal_kit.ts";
 
 const PATH = "notes/shared-0.md";
 
@@ -24,22 +25,16 @@ for (const v2 of [false, true]) {
     const store: InMemoryStore = v2 ? await v2Store() : new InMemoryStore();
     const steps: string[] = [];
     // Armed once a's delete of its own write is about to run.
-    let beforeDelete: (() => Promise<void>) | undefined;
+    const beforeDelete = oneShot();
     // Armed once that delete landed: runs ahead of a's next index write.
-    let beforeIndexPut: (() => Promise<void>) | undefined;
+    const beforeIndexPut = oneShot();
     const a = await clone(
       hookedStore(store, {
         beforeDelete: async (key) => {
-          if (key !== PATH || !beforeDelete) return;
-          const hook = beforeDelete;
-          beforeDelete = undefined;
-          await hook();
+          if (key === PATH) await beforeDelete.fire();
         },
         before: async (key) => {
-          if (!isIndexKey(key) || !beforeIndexPut) return;
-          const hook = beforeIndexPut;
-          beforeIndexPut = undefined;
-          await hook();
+          if (isIndexKey(key)) await beforeIndexPut.fire();
         },
       }),
       "a",
@@ -51,14 +46,14 @@ for (const v2 of [false, true]) {
     await b.pullChanged();
     assert.equal(b.state.synced(PATH)?.version, v, "b synced a's write");
 
-    beforeDelete = async () => {
+    beforeDelete.arm(async () => {
       // The entry is out, the object still there: b takes it for an entry
       // another client dropped, and names it again.
       await b.pullChanged();
       await b.pushChanged();
       assert.equal((await readIndex(store, quick.retry))?.entries[PATH]?.v, v);
       steps.push("b named a's write again");
-      beforeIndexPut = async () => {
+      beforeIndexPut.arm(async () => {
         // a read the index after its delete (naming its write again) and is
         // about to take that entry out: c, which never saw the path,
         // creates a file of its own there and commits it first.
@@ -66,8 +61,8 @@ for (const v2 of [false, true]) {
         const pushed = await c.pushChanged();
         assert.deepEqual(pushed.uploaded, [PATH]);
         steps.push("c committed its own file");
-      };
-    };
+      });
+    });
     await Deno.remove(`${a.cacheDir}/${PATH}`);
     await a.markDirty({ relPath: PATH });
     const r = await a.pushChanged();

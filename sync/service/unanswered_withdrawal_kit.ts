@@ -18,17 +18,31 @@ export const PATH = "config/settings.yaml";
 /** What the index holding no entry for `PATH` after the withdrawal says. */
 export const NAMES_NOTHING = "a's deletion is committed: the index names nothing";
 
+/**
+ * A step of a test run once, inside a store call: `arm` sets it, and the
+ * next `fire` runs it (disarmed first, so a store call it makes does not
+ * run it again); a `fire` with none armed does nothing.
+ */
+export function oneShot(): { arm: (step: () => Promise<void>) => void; fire: () => Promise<void> } {
+  let armed: (() => Promise<void>) | undefined;
+  return {
+    arm: (step) => void (armed = step),
+    fire: async () => {
+      const step = armed;
+      armed = undefined;
+      if (step) await step();
+    },
+  };
+}
+
 /** `a`, whose store runs a hook once just after its next index write; `b`; and their steps. */
 export async function hookedPair() {
   const store = new InMemoryStore();
-  let onIndexPut: (() => Promise<void>) | undefined;
+  const onIndexPut = oneShot();
   const a = await clone(
     hookedStore(store, {
       after: async (key) => {
-        if (!isIndexKey(key) || !onIndexPut) return;
-        const hook = onIndexPut;
-        onIndexPut = undefined;
-        await hook();
+        if (isIndexKey(key)) await onIndexPut.fire();
       },
     }),
     "a",
@@ -45,9 +59,9 @@ export async function hookedPair() {
      */
     async withdrawWhile<T>(during: () => Promise<T>): Promise<T | undefined> {
       let got: T | undefined;
-      onIndexPut = async () => {
+      onIndexPut.arm(async () => {
         got = await during();
-      };
+      });
       await Deno.remove(`${a.cacheDir}/${PATH}`);
       await a.markDirty({ relPath: PATH });
       await a.pushChanged();
