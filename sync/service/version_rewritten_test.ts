@@ -9,18 +9,25 @@ import assert from "node:assert/strict";
 import { InMemoryStore, peerPush, waitFor } from "../../packages/testing/mod.ts";
 import { clone, pastDanglingGrace, put, read, stopsAtDownload } from "./clone_kit.ts";
 import type { WarningEvent } from "../events.ts";
+import type { SyncService } from "./service.ts";
 import { VERSION_REWRITTEN } from "./pull_aside.ts";
 
 const RAW = "data/aws/ec2/m1/state/2/raw";
 
-/** `b` synced RAW as `a` published it; an old client then wrote the same version with other bytes. */
-async function rewrittenVersion(bytes = "the old client's version 2") {
-  const store = new InMemoryStore();
+/** Clones `a` and `b` of `store`: `b` synced RAW ("sluice's version 2") as `a` published it. */
+async function bSynced(store: InMemoryStore) {
   const a = await clone(store, "a");
   const b = await clone(store, "b");
   await put(a, RAW, "sluice's version 2");
   await a.pushChanged();
   await b.pullChanged();
+  return { a, b };
+}
+
+/** `b` synced RAW as `a` published it; an old client then wrote the same version with other bytes. */
+async function rewrittenVersion(bytes = "the old client's version 2") {
+  const store = new InMemoryStore();
+  const { b } = await bSynced(store);
   assert.equal(await read(b, RAW), "sluice's version 2");
   await peerPush(store, { [RAW]: bytes });
   const warnings: WarningEvent[] = [];
@@ -57,6 +64,14 @@ Deno.test("a pull sets aside the copy of a data version the datastore holds agai
   assert.equal(await read(b, r.setAside[0]), "sluice's version 2");
 });
 
+/** A pull of `b`'s, over `store`, that stops for good at its download of RAW; resolves once it got there. */
+async function pullStopsAtDownload(store: InMemoryStore, b: SyncService) {
+  const { store: stops, downloading } = stopsAtDownload(store, RAW);
+  const stopped = await clone(stops, "b", b.cacheDir);
+  stopped.pullChanged().catch(() => {});
+  await waitFor(() => downloading());
+}
+
 Deno.test("the same bytes published again at another version are no rewrite: taken quietly", async () => {
   const { b, warnings } = await rewrittenVersion("sluice's version 2");
   const r = await b.pullChanged();
@@ -67,10 +82,7 @@ Deno.test("the same bytes published again at another version are no rewrite: tak
 Deno.test("a copy of a rewritten data version set aside by a pull that stopped before recording its conflict is named again when the cache is next opened", async () => {
   const { store, b } = await rewrittenVersion();
   // b's pull sets its synced copy aside, then stops for good at the download.
-  const { store: stops, downloading } = stopsAtDownload(store, RAW);
-  const stopped = await clone(stops, "b", b.cacheDir);
-  stopped.pullChanged().catch(() => {});
-  await waitFor(() => downloading());
+  await pullStopsAtDownload(store, b);
   assert.equal(await read(b, RAW), undefined, "set aside before the download");
   // The next command to open the cache: the copy, what was published first, is named.
   const again = await clone(store, "b", b.cacheDir);
@@ -89,10 +101,7 @@ Deno.test("a copy of a rewritten data version set aside by a pull that stopped b
  */
 Deno.test("a pull after one that stopped between a rewritten version's set-aside and its download takes the datastore's copy, the conflict still open", async () => {
   const { store, b } = await rewrittenVersion();
-  const { store: stops, downloading } = stopsAtDownload(store, RAW);
-  const stopped = await clone(stops, "b", b.cacheDir);
-  stopped.pullChanged().catch(() => {});
-  await waitFor(() => downloading());
+  await pullStopsAtDownload(store, b);
   const again = await clone(store, "b", b.cacheDir);
   const r = await again.pullChanged();
   assert.deepEqual(r.conflicts, [RAW], "still left for its user to look at");
@@ -174,11 +183,7 @@ Deno.test("resolve --mine of a path classifierRules class as `other` is not refu
  */
 Deno.test("a copy kept over the datastore's loss of its data version is set aside when another writer publishes the version again", async () => {
   const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const b = await clone(store, "b");
-  await put(a, RAW, "sluice's version 2");
-  await a.pushChanged();
-  await b.pullChanged();
+  const { b } = await bSynced(store);
   await store.delete(RAW); // outside Sluice
   const c = await clone(store, "c");
   await pastDanglingGrace(c);

@@ -12,8 +12,32 @@ import { clone, createAnswerLost, ownDeleteHooked, put, quick, read } from "./cl
 import { readIndex } from "../transfer/remote_index.ts";
 import { UnreachableError } from "../errors.ts";
 import { withdrawalKey } from "../transfer/withdrawal_note.ts";
+import type { SyncService } from "./service.ts";
 
 const PATH = "config/settings.yaml";
+
+/**
+ * A peer c publishes "x\n" at PATH again (the same version `v`, by its
+ * ETag) and a peer named `name` syncs it, inside an old client's
+ * read-modify-write of the index, which drops c's entry; that peer.
+ */
+async function republishedEntryDropped(
+  store: InMemoryStore,
+  v: string,
+  name: string,
+): Promise<SyncService> {
+  const c = await clone(store, "c");
+  const peer = await clone(store, name);
+  await peerPush(store, { "files/theirs.txt": "theirs\n" }, {
+    afterRead: async () => {
+      await put(c, PATH, "x\n");
+      assert.deepEqual((await c.pushChanged()).conflicts, []);
+      await peer.pullChanged();
+      assert.equal(peer.state.synced(PATH)?.version, v);
+    },
+  });
+  return peer;
+}
 
 Deno.test("a take-back that is done leaves no note of the version it withdrew", async () => {
   const store = new InMemoryStore();
@@ -37,16 +61,7 @@ Deno.test("the same bytes published again after a take-back, their entry dropped
   // c publishes the same bytes again (the same version, by their ETag) and
   // b syncs them, inside an old client's read-modify-write of the index,
   // which drops c's entry.
-  const c = await clone(store, "c");
-  const b = await clone(store, "b");
-  await peerPush(store, { "files/theirs.txt": "theirs\n" }, {
-    afterRead: async () => {
-      await put(c, PATH, "x\n");
-      assert.deepEqual((await c.pushChanged()).conflicts, []);
-      await b.pullChanged();
-      assert.equal(b.state.synced(PATH)?.version, v);
-    },
-  });
+  const b = await republishedEntryDropped(store, v, "b");
   assert.equal((await readIndex(store, quick.retry))?.entries[PATH], undefined);
   // b edits it and pushes before any pull of its own: nobody deleted the file.
   await put(b, PATH, "b's edit\n");
@@ -79,16 +94,7 @@ Deno.test("a take-back whose delete found a peer's edit over the version in its 
   assert.equal(store.peek(PATH), undefined, "a's take-back is done");
   assert.equal(store.peek(await withdrawalKey(PATH)), undefined, "the note outlived the take-back");
   // As above: the same bytes published again, their entry dropped, edited by a peer.
-  const c = await clone(store, "c");
-  const d = await clone(store, "d");
-  await peerPush(store, { "files/theirs.txt": "theirs\n" }, {
-    afterRead: async () => {
-      await put(c, PATH, "x\n");
-      assert.deepEqual((await c.pushChanged()).conflicts, []);
-      await d.pullChanged();
-      assert.equal(d.state.synced(PATH)?.version, v);
-    },
-  });
+  const d = await republishedEntryDropped(store, v, "d");
   await put(d, PATH, "d's edit\n");
   const r = await d.pushChanged();
   assert.deepEqual([r.uploaded, r.conflicts], [[PATH], []]);
