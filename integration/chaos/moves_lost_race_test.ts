@@ -3,39 +3,21 @@
  * and what the block does, in order.
  */
 import assert from "node:assert/strict";
-import type { ClientKind, Op } from "./history_ops.ts";
+import type { ClientKind } from "./history_ops.ts";
+import { assertNothingInserted, forEachBlock, WITHOUT_API_PAIR } from "./moves_kit.ts";
 import { insertLostRace } from "./moves_lost_race.ts";
-import { Rng } from "./prng.ts";
-
-const foreign: Op = { id: 0, kind: "foreign", what: "file", file: 0 };
-const sync: Op = { id: 1, kind: "sync", clone: 0 };
 
 Deno.test("lost-race: nothing with one clone, with no clone driven through the API, or outside its share", () => {
-  for (let seed = 1; seed <= 50; seed++) {
-    const one: Op[] = [sync];
-    insertLostRace(one, ["api"], new Rng(seed), 1);
-    assert.deepEqual(one, [sync]);
-    const cores: Op[] = [sync];
-    insertLostRace(cores, ["core", "core-single-phase"], new Rng(seed), 1);
-    assert.deepEqual(cores, [sync]);
-    const none: Op[] = [sync];
-    insertLostRace(none, ["api", "api"], new Rng(seed), 0);
-    assert.deepEqual(none, [sync]);
-  }
+  assertNothingInserted(
+    WITHOUT_API_PAIR,
+    (ops, [kinds, share], rng) => insertLostRace(ops, kinds, rng, share),
+  );
 });
 
 Deno.test("lost-race: after another tool's first writes, the peer runs, the API clone syncs and dies in three runs, the peer runs, then the clone's marker push beside the peer's run, then the clone's raced sync", () => {
   const kinds: ClientKind[] = ["core", "api", "api"];
   const orders = new Set<string>();
-  for (let seed = 1; seed <= 50; seed++) {
-    const ops: Op[] = [foreign, sync];
-    insertLostRace(ops, kinds, new Rng(seed), 1);
-    assert.equal(ops[0], foreign);
-    assert.equal(ops.at(-1), sync);
-    const block = ops.slice(1, -1);
-    const ids = block.map((o) => o.id);
-    assert.ok(ids.every((id) => id > 1), "ids after every other operation's");
-    assert.equal(new Set(ids).size, ids.length);
+  forEachBlock((ops, rng) => insertLostRace(ops, kinds, rng, 1), (block) => {
     const runs = block.filter((o) => o.kind === "run");
     const peer = runs[0].clone;
     const clone = runs[1].clone;
@@ -62,6 +44,6 @@ Deno.test("lost-race: after another tool's first writes, the peer runs, the API 
     assert.deepEqual(raced.raced, { model: marker.model, data: marker.data });
     assert.ok(block.indexOf(raced) > Math.max(at, last));
     assert.ok(syncs.slice(0, -1).every((s) => s.kind === "sync" && !s.raced));
-  }
+  });
   assert.equal(orders.size, 2, "both orders drawn");
 });

@@ -3,38 +3,20 @@
  * takes, and what the block does, in order.
  */
 import assert from "node:assert/strict";
-import type { ClientKind, Op } from "./history_ops.ts";
+import type { ClientKind } from "./history_ops.ts";
+import { assertNothingInserted, forEachBlock, WITHOUT_API_PAIR } from "./moves_kit.ts";
 import { insertRollbackPast } from "./moves_rollback.ts";
-import { Rng } from "./prng.ts";
-
-const foreign: Op = { id: 0, kind: "foreign", what: "file", file: 0 };
-const sync: Op = { id: 1, kind: "sync", clone: 0 };
 
 Deno.test("rollback-past: nothing with one clone, with no clone driven through the API, or outside its share", () => {
-  for (let seed = 1; seed <= 50; seed++) {
-    const one: Op[] = [sync];
-    insertRollbackPast(one, ["api"], new Rng(seed), 1);
-    assert.deepEqual(one, [sync]);
-    const cores: Op[] = [sync];
-    insertRollbackPast(cores, ["core", "core-single-phase"], new Rng(seed), 1);
-    assert.deepEqual(cores, [sync]);
-    const none: Op[] = [sync];
-    insertRollbackPast(none, ["api", "api"], new Rng(seed), 0);
-    assert.deepEqual(none, [sync]);
-  }
+  assertNothingInserted(
+    WITHOUT_API_PAIR,
+    (ops, [kinds, share], rng) => insertRollbackPast(ops, kinds, rng, share),
+  );
 });
 
 Deno.test("rollback-past: after another tool's first writes, the peer runs, the API clone syncs, dies twice in runs, the peer runs twice and moves the marker back, then the clone pushes its marker", () => {
   const kinds: ClientKind[] = ["core", "api", "api"];
-  for (let seed = 1; seed <= 50; seed++) {
-    const ops: Op[] = [foreign, sync];
-    insertRollbackPast(ops, kinds, new Rng(seed), 1);
-    assert.equal(ops[0], foreign);
-    assert.equal(ops.at(-1), sync);
-    const block = ops.slice(1, -1);
-    const ids = block.map((o) => o.id);
-    assert.ok(ids.every((id) => id > 1), "ids after every other operation's");
-    assert.equal(new Set(ids).size, ids.length);
+  forEachBlock((ops, rng) => insertRollbackPast(ops, kinds, rng, 1), (block) => {
     const runs = block.filter((o) => o.kind === "run");
     const markers = block.filter((o) => o.kind === "marker");
     assert.equal(runs.length, 5);
@@ -56,5 +38,5 @@ Deno.test("rollback-past: after another tool's first writes, the peer runs, the 
         forward.how === "push",
     );
     assert.ok(block.indexOf(back) < block.indexOf(forward), "the rollback comes first");
-  }
+  });
 });
