@@ -453,7 +453,7 @@ export abstract class WorldSlots {
   /** I23: a push of clone `index` ended (see `WorldStores`). */
   protected abstract settleNamed(index: number, r: PushResult): void;
 
-  /** Another tool's deletion raced a clone's write (see `WorldMoves`). */
+  /** Another tool's deletion raced a clone's write (see `WorldTools`). */
   protected abstract raced(path: string, bytes: Uint8Array, version: string): Promise<void>;
 }
 
