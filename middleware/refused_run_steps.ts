@@ -31,6 +31,9 @@ import {
   settleMarkers,
 } from "./refused_run_cleanup.ts";
 import { putBackOverwrittenMarkers } from "./held_marker_put_back.ts";
+import { AbortedError } from "../sync/errors.ts";
+import { readWriterId, WRITER_METADATA } from "../sync/transfer/writer_id.ts";
+import type { UploadRef } from "./erasure_journal.ts";
 
 export { hold, REFUSED_RUN_ERASER, resume } from "./refused_run_hold.ts";
 
@@ -62,14 +65,18 @@ export async function refuse(
     return entry ? entry.syncedVersion !== undefined : ctx.state.synced(p) !== undefined;
   };
   const problems = await findUnattributable(ctx.cache, dirs, ctx.preexisting, syncedBefore);
-  // An object this push only found in place with equal bytes is someone else's: never delete it.
-  const identical = (u: UploadRecord) => u.outcome === "identical";
   const prefixes = [...new Set([...modelPrefixes(err.lost, dirs), ...resumed])];
   const held = heldDirs(dirs, problems);
   // The versions of the other models (a workflow's steps flushed together)
   // are provably theirs: erased, as their own refusal would erase them.
   const erase = dirs.filter((d) => !held.includes(d));
-  const uploads = refusedUploads(ctx.uploaded, erase, identical);
+  // An object this push only found in place with equal bytes is someone
+  // else's, never deleted, unless an earlier push of this cache's made it
+  // (`earlierUploads`).
+  const uploads = [
+    ...refusedUploads(ctx.uploaded, erase, identical),
+    ...await earlierUploads(ctx, erase, ctx.uploaded),
+  ];
   // A version still being written (its `raw` there, its `metadata.yaml`
   // not yet), or whose directory is made and holds nothing yet (the tool's
   // save makes it before it writes there): its writer may go on writing
@@ -158,6 +165,49 @@ export async function refuse(
   await refresh(ctx, prefixes, unfinished);
   throw err;
 }
+
+/**
+ * The uploads an earlier push of this cache left under the directories to
+ * erase (it stopped between its uploads and its commit: the paths are
+ * recorded as attempted here), which this push did not write itself: the
+ * objects there that carry this cache's writer id are the refused run's
+ * too, and go with its erasure (which deletes each only at the version
+ * found now, and only while no index names it). Left in place, the next run
+ * of that version number would meet them as a version published from here
+ * and lose its own to them (`version_exists`), while the erasure's refresh
+ * left nothing to name them. A look that fails leaves them where they are,
+ * as every refusal did before.
+ */
+async function earlierUploads(
+  ctx: PushContext,
+  dirs: readonly string[],
+  uploaded: readonly UploadRecord[],
+): Promise<UploadRef[]> {
+  if (dirs.length === 0 || !ctx.state.attempted) return [];
+  const out: UploadRef[] = [];
+  let writer: string | null | undefined;
+  for (const d of dirs) {
+    const files: string[] = await ctx.cache.listFiles(d).catch(() => []);
+    for (const path of files) {
+      if (!ctx.state.attempted(path) || uploaded.some((u) => u.path === path && !identical(u))) {
+        continue;
+      }
+      try {
+        const head = await ctx.store.head(path, { signal: ctx.signal });
+        writer ??= await readWriterId(ctx.cache);
+        if (head && writer && head.metadata?.[WRITER_METADATA] === writer) {
+          out.push({ path, version: head.version });
+        }
+      } catch (e) {
+        if (e instanceof AbortedError) throw e;
+      }
+    }
+  }
+  return out;
+}
+
+/** An object this push only found in place with equal bytes (it created nothing there). */
+const identical = (u: UploadRecord) => u.outcome === "identical";
 
 /**
  * The refusal's "Nothing was pushed" is not so while uploads of the run its

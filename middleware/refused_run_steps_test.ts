@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { mockPushContext } from "../packages/testing/mod.ts";
+import { hookedStore, InMemoryStore, mockPushContext } from "../packages/testing/mod.ts";
+import { clone } from "../sync/service/clone_kit.ts";
+import { acquireModelLocks, releaseLock } from "../sync/locks/model_locks.ts";
+import type { SyncService } from "../sync/service/service.ts";
+import { readIndex } from "../sync/transfer/remote_index.ts";
 import { ModelLockLostError } from "../sync/lock_errors.ts";
 import { ErasureRefusedError } from "./erasure.ts";
 import { emptyJournal } from "./erasure_journal.ts";
@@ -69,3 +73,58 @@ for (
     assert.deepEqual(left, [shape === "whole" ? [] : [DIR]]);
   });
 }
+
+// --- end to end: an earlier push of the run stopped before its commit ---
+
+const DATA = "data/t/m/d";
+const V1 = `${DATA}/1`;
+
+async function writeVersion(svc: SyncService, text: string, meta: string): Promise<string> {
+  await Deno.mkdir(`${svc.cacheDir}/${V1}`, { recursive: true });
+  await Deno.writeTextFile(`${svc.cacheDir}/${V1}/raw`, text);
+  await Deno.writeTextFile(`${svc.cacheDir}/${V1}/metadata.yaml`, meta);
+  await Deno.writeTextFile(`${svc.cacheDir}/${DATA}/latest`, "1");
+  await svc.markDirty({ relPaths: [`${V1}/raw`, `${V1}/metadata.yaml`, `${DATA}/latest`] });
+  return V1;
+}
+
+Deno.test("a run refused for its lost lock erases the uploads an earlier push of its version left uncommitted, so the next run of that version is not lost to them", async () => {
+  const inner = new InMemoryStore();
+  // The store goes down once both files of A's first push have landed:
+  // that push stops between its uploads and its commit.
+  let landed = 0;
+  let armed = true;
+  const store = hookedStore(inner, {
+    after: (key) => {
+      if (armed && key.startsWith(`${V1}/`) && ++landed === 2) {
+        armed = false;
+        inner.unreachable = true;
+      }
+      return Promise.resolve();
+    },
+  });
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  const run = await acquireModelLocks(a, ["t/m"]);
+  const dir = await writeVersion(a, "A's data", "version: 1\n");
+  const stopped = await run.push([dir]).then(() => undefined, (e) => e);
+  assert.ok(stopped, "the first push stopped before its commit");
+  inner.unreachable = false;
+  assert.equal(inner.peekText(`${V1}/raw`), "A's data", "its uploads landed, named by no index");
+  // A breakglass frees the lock; the run's next push is refused for it.
+  await releaseLock(b, { model: "t/m", force: true });
+  const refused = await run.push([dir]).then(() => undefined, (e) => e);
+  assert.ok(refused instanceof ModelLockLostError, String(refused));
+  await run.release();
+  assert.equal(inner.peekText(`${V1}/raw`), undefined, "the refused run's upload is erased");
+  assert.equal(inner.peekText(`${V1}/metadata.yaml`), undefined);
+  // A's next run writes version 1 anew, other bytes, and publishes it.
+  const again = await acquireModelLocks(a, ["t/m"]);
+  await writeVersion(a, "A's second data", "version: 1\nrun: second\n");
+  const second = await again.push([dir]).then(() => undefined, (e) => e);
+  await again.release();
+  assert.equal(second, undefined, String(second));
+  const index = await readIndex(inner, { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 });
+  assert.ok(index && Object.hasOwn(index.entries, `${V1}/raw`), "version 1 is published");
+  assert.equal(inner.peekText(`${V1}/raw`), "A's second data");
+});
