@@ -278,3 +278,24 @@ Deno.test("chaos regression: a second pass refused into a held version puts back
     '{"seed":216500802,"clones":3,"indexFirst":true,"checkedDeletes":true,"ops":[{"id":0,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":3,"kind":"run","clone":2,"model":0,"data":1,"workMs":1000,"same":true},{"id":4,"kind":"tick","n":22,"pick":1743714085},{"id":5,"kind":"tick","n":33,"pick":1611145069},{"id":6,"kind":"sync","clone":0},{"id":8,"kind":"breakglass","model":0},{"id":9,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":11,"kind":"tick","n":18,"pick":1667720412},{"id":69,"kind":"wait","ms":2500},{"id":70,"kind":"tick","n":10,"pick":1978686873},{"id":75,"kind":"wait","ms":625},{"id":17,"kind":"tick","n":4,"pick":1180445715},{"id":18,"kind":"breakglass","model":0},{"id":42,"kind":"tick","n":10,"pick":127151956}]}',
   );
 });
+
+/**
+ * I27 (seed 217200416, shrunk; the library's): c0's core-driven run of m0's
+ * `out` uploaded version 1, then its push, waiting for the global lock,
+ * failed to read it in an outage (`lock_read_failed`): its uploads stood
+ * named by no index, recorded as attempted here. A breakglass had broken the
+ * run's model lock meanwhile, and the structural command beside it in the
+ * same process pushed next: refused for that lost lock, its erasure
+ * discarded version 1 from the cache but journaled only the uploads of its
+ * own push (none). c0's next run numbered version 1 again; its create met
+ * the earlier push's upload, this cache's own, took it for a version
+ * published from here and was refused (`version_exists`); its set-aside
+ * then deleted that upload, and no index named version 1. A refusal now
+ * erases, with the run's versions, the uploads an earlier push of this
+ * cache's left under them.
+ */
+Deno.test("chaos regression: a refusal erases the uploads an earlier push left under the run's versions, so the next run of that number is not lost to them (I27, seed 217200416)", async () => {
+  await clean(
+    '{"seed":217200416,"clones":2,"v2":true,"kinds":["core","api"],"reusedLocks":true,"ops":[{"id":6,"kind":"config","clone":1,"file":0},{"id":10,"kind":"tick","n":5,"pick":2046869524},{"id":11,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"parallel":true},{"id":12,"kind":"run","clone":1,"model":0,"data":1,"workMs":5000,"parallel":true,"structural":true},{"id":14,"kind":"breakglass","model":0},{"id":15,"kind":"sync","clone":0},{"id":16,"kind":"edit","clone":0,"file":3,"how":"during","pick":1842223936},{"id":17,"kind":"crash","clone":0},{"id":18,"kind":"run","clone":0,"model":0,"data":0,"workMs":15000,"parallel":true,"structural":true},{"id":19,"kind":"tick","n":32,"pick":2088300295},{"id":20,"kind":"tick","n":31,"pick":872590014},{"id":21,"kind":"breakglass","model":0},{"id":23,"kind":"lockfile","clone":1,"remove":"@chaos/ext-3"},{"id":25,"kind":"latency","ms":3000},{"id":26,"kind":"tick","n":5,"pick":1728086831},{"id":27,"kind":"tick","n":30,"pick":2017674183},{"id":32,"kind":"outage","on":true},{"id":33,"kind":"tick","n":3,"pick":715488518},{"id":35,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true}]}',
+  );
+});
