@@ -28,7 +28,11 @@ import { committedMarkerBytes } from "./marker_committed_bytes.ts";
  * entry's) are put back and named in place of the version the index names,
  * only while it still names it. The cache keeps the run's marker, held and
  * dirty. Never over an old client's entry; best effort: what is not done is
- * a warning, and the upload stays as before.
+ * a warning, and the upload stays as before. Committed bytes it cannot
+ * recover (no version number here hashes to them: another tool's marker),
+ * or an old client's entry, leave the upload too, and say so
+ * (`committed_marker_unrestored`): readers find no committed marker
+ * meanwhile, and the way out is the held version's "keep".
  */
 export async function putBackOverwrittenMarkers(
   ctx: PushContext,
@@ -52,9 +56,22 @@ export async function putBackOverwrittenMarkers(
         ctx.config.concurrency,
       );
       const named = index?.entries[marker];
-      if (!named || named.v === head.version || isUnversioned(named) || named.h === "") continue;
-      const bytes = await committedMarkerBytes(ctx.cache, marker, named.h, held);
-      if (!bytes) continue;
+      if (!named || named.v === head.version) continue;
+      const why = isUnversioned(named)
+        ? "the index names another client's entry there, which Sluice never writes over"
+        : named.h === ""
+        ? "the index records no hash of it to recover its bytes by"
+        : undefined;
+      const bytes = why ? null : await committedMarkerBytes(ctx.cache, marker, named.h, held);
+      if (!bytes) {
+        unrestored(
+          ctx,
+          marker,
+          held.filter((d) => markerOf(d) === marker),
+          why ?? "its bytes are no version number held in this cache",
+        );
+        continue;
+      }
       if (!(await deleteAt(ctx.store, marker, head.version, call))) continue;
       const synced = ctx.state.synced(marker);
       const asSynced = synced?.version === named.v ? synced : undefined;
@@ -86,4 +103,25 @@ export async function putBackOverwrittenMarkers(
       });
     }
   }
+}
+
+/**
+ * `committed_marker_unrestored`: the upload of `marker` this push wrote over
+ * the committed one stays in its place (`why` it was not put back), and
+ * what publishes a marker there again: the held version `dirs` kept.
+ */
+function unrestored(
+  ctx: PushContext,
+  marker: string,
+  dirs: readonly string[],
+  why: string,
+): void {
+  ctx.events.emit("warning", {
+    code: "committed_marker_unrestored",
+    message:
+      `${marker} on the datastore is this push's upload of the run's marker, written over the committed marker the index names, and the committed one could not be put back (${why}). Until a marker is published there again, readers find none and peers' writes of it wait on that upload. The run's marker stays in this cache, held and dirty. Run \`sluice held ${
+        dirs.join(" ")
+      } --keep\` to publish the held version with its marker in place of the upload; \`--discard\` leaves the upload there.`,
+    path: marker,
+  });
 }
