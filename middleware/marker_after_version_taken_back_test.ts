@@ -9,7 +9,8 @@
  * marker's upload fails. The next push holds the marker (its version
  * neither here nor listed now): the committed marker is put back in place
  * of the upload and named, so that the index names what the store holds
- * and a fresh clone reads the marker.
+ * and a fresh clone reads the marker. Committed bytes the put-back cannot
+ * recover here are told of.
  */
 import assert from "node:assert/strict";
 import { UnreachableError } from "../sync/errors.ts";
@@ -27,10 +28,15 @@ import { putVersion } from "./marker_stranded_kit.ts";
 const DATA = "data/shell/cmd/m0/out";
 const MARKER = `${DATA}/latest`;
 
-Deno.test("a marker whose commit failed after the version it names was taken back is replaced by the committed marker at the next push", async () => {
+/**
+ * The steps above, the committed marker holding `committed`; returns the
+ * store, the clone and the warnings of the push that holds the marker.
+ */
+async function heldOverOwnUpload(committed: string) {
   const store = await v2Store();
   const a = await clone(store, "a");
   await putVersion(a, "1", { data: DATA });
+  await put(a, MARKER, committed);
   await a.pushChanged();
   await putVersion(a, "2", { data: DATA });
   // The shard naming the marker is never written.
@@ -51,14 +57,35 @@ Deno.test("a marker whose commit failed after the version it names was taken bac
   assert.equal(store.peek(`${DATA}/2/raw`), undefined, "version 2 is taken back");
   assert.equal(store.peekText(MARKER), "2", "the look failed: the upload stands");
   // The next push: the marker is held, its upload taken back.
+  const warnings: { code: string; message: string; path?: string }[] = [];
+  a.events.on("warning", (w) => warnings.push(w));
   const r = await a.pushChanged();
   assert.ok(r.skipped.some((s) => s.path === MARKER), "the marker is held");
   assert.ok(a.state.dirtyPaths().includes(MARKER));
+  return { store, a, warnings };
+}
+
+Deno.test("a marker whose commit failed after the version it names was taken back is replaced by the committed marker at the next push", async () => {
+  const { store } = await heldOverOwnUpload("1");
   await assertIndexCurrent(store, { held: true });
   assert.equal(store.peekText(MARKER), "1");
   const fresh = await clone(store, "fresh");
   await fresh.pullChanged();
   assert.equal(await read(fresh, MARKER), "1");
+});
+
+Deno.test("a committed marker whose bytes cannot be recovered here, not put back in place of the upload, is told of", async () => {
+  const committed = " 1\r\n"; // another tool's: no bare version number
+  const { store, a, warnings } = await heldOverOwnUpload(committed);
+  if (store.peekText(MARKER) === committed) return; // put back after all
+  const told = warnings.filter((w) => w.code === "committed_marker_unrestored");
+  assert.equal(told.length, 1, JSON.stringify(warnings.map((w) => w.code)));
+  assert.equal(told[0].path, MARKER);
+  // The way out it names: a marker here naming a version that exists, pushed.
+  await put(a, MARKER, "1");
+  await a.pushChanged();
+  assert.equal(store.peekText(MARKER), "1");
+  await assertIndexCurrent(store, { held: true });
 });
 
 /**
