@@ -14,7 +14,7 @@ import { putBackAndName } from "../sync/transfer/put_back.ts";
 import { readWriterId, WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { markerOf } from "./erasure_attribution.ts";
 import { REFUSED_RUN_ERASER } from "./refused_run_hold.ts";
-import { committedMarkerBytes } from "./marker_committed_bytes.ts";
+import { committedMarkerBytes, warnUnrestored } from "./marker_committed_bytes.ts";
 
 /**
  * Puts back the committed `latest` marker of each held directory that this
@@ -64,11 +64,12 @@ export async function putBackOverwrittenMarkers(
         : undefined;
       const bytes = why ? null : await committedMarkerBytes(ctx.cache, marker, named.h, held);
       if (!bytes) {
-        unrestored(
-          ctx,
+        const dirs = held.filter((d) => markerOf(d) === marker).join(" ");
+        warnUnrestored(
+          ctx.events,
           marker,
-          held.filter((d) => markerOf(d) === marker),
           why ?? "its bytes are no version number held in this cache",
+          `The run's marker stays in this cache, held and dirty. Run \`sluice held ${dirs} --keep\` to publish the held version with its marker in place of the upload; \`--discard\` leaves the upload there.`,
         );
         continue;
       }
@@ -103,25 +104,4 @@ export async function putBackOverwrittenMarkers(
       });
     }
   }
-}
-
-/**
- * `committed_marker_unrestored`: the upload of `marker` this push wrote over
- * the committed one stays in its place (`why` it was not put back), and
- * what publishes a marker there again: the held version `dirs` kept.
- */
-function unrestored(
-  ctx: PushContext,
-  marker: string,
-  dirs: readonly string[],
-  why: string,
-): void {
-  ctx.events.emit("warning", {
-    code: "committed_marker_unrestored",
-    message:
-      `${marker} on the datastore is this push's upload of the run's marker, written over the committed marker the index names, and the committed one could not be put back (${why}). Until a marker is published there again, readers find none and peers' writes of it wait on that upload. The run's marker stays in this cache, held and dirty. Run \`sluice held ${
-        dirs.join(" ")
-      } --keep\` to publish the held version with its marker in place of the upload; \`--discard\` leaves the upload there.`,
-    path: marker,
-  });
 }

@@ -1,8 +1,9 @@
 /**
  * The committed bytes of a `latest` marker recovered from the cache: a
  * version number left beside the marker whose bytes (with or without a
- * trailing newline) hash to the entry's hash. Shared by the put-backs of a
- * committed marker (`marker_stranded.ts`, `held_marker_put_back.ts`).
+ * trailing newline) hash to the entry's hash, and the warning of a put-back
+ * that could not be made. Shared by the put-backs of a committed marker
+ * (`marker_stranded.ts`, `held_marker_put_back.ts`).
  *
  * @module
  */
@@ -43,4 +44,32 @@ export async function committedMarkerBytes(
     }
   }
   return null;
+}
+
+/**
+ * `committed_marker_unrestored`: this cache's upload of `marker`, written
+ * over the committed marker the index names, stays in its place, the
+ * committed one not put back (`why`); `next` says what publishes a marker
+ * there again.
+ *
+ * @example
+ * ```ts
+ * import { warnUnrestored } from "./marker_committed_bytes.ts";
+ * import type { PushContext } from "../sync/context.ts";
+ * const tell = (ctx: PushContext) =>
+ *   warnUnrestored(ctx.events, "data/t/m/out/latest", "its bytes are unknown here", "Push again.");
+ * ```
+ */
+export function warnUnrestored(
+  events: PushContext["events"],
+  marker: string,
+  why: string,
+  next: string,
+): void {
+  events.emit("warning", {
+    code: "committed_marker_unrestored",
+    message:
+      `${marker} on the datastore is this cache's upload of it, written over the committed marker the index names, and the committed one could not be put back (${why}). Until a marker is published there again, readers find none and peers' writes of it wait on that upload. ${next}`,
+    path: marker,
+  });
 }

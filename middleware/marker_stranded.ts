@@ -17,7 +17,7 @@ import { readIndex, readIndexAround } from "../sync/transfer/remote_index.ts";
 import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
 import { deleteAt } from "../sync/transfer/object_ops.ts";
 import { putBackAndName } from "../sync/transfer/put_back.ts";
-import { committedMarkerBytes } from "./marker_committed_bytes.ts";
+import { committedMarkerBytes, warnUnrestored } from "./marker_committed_bytes.ts";
 import { publishOwnStranded } from "../sync/service/push_delete.ts";
 import { pushWriterId } from "../sync/service/push_write.ts";
 import { getOrNull } from "../sync/transfer/index_io.ts";
@@ -85,9 +85,10 @@ export async function publishOwnMarker(
  * version the index names, only while it still names the version synced
  * here, or this very upload (its commit landed, its answer lost:
  * `putBackAndName`). The committed bytes are found by the synced hash
- * among the version numbers of the versions here (a marker holds one);
- * not found, or the index naming another version, the upload is left as it
- * was. Recorded as synced at the copy put back before the index write
+ * among the version numbers of the versions here (a marker holds one):
+ * not found, the upload is left as it was, and that is said
+ * (`committed_marker_unrestored`); the index naming another version, the
+ * upload is left as it was. Recorded as synced at the copy put back before the index write
  * naming it, as `lost_version_marker.ts` does, and back as it was where
  * that write did not name it.
  */
@@ -114,7 +115,15 @@ async function putBackCommitted(
     (!over && (named.v !== synced.version || named.h !== synced.hash))
   ) return;
   const committed = await committedMarkerBytes(push.cache, marker, synced.hash);
-  if (!committed) return;
+  if (!committed) {
+    warnUnrestored(
+      push.events,
+      marker,
+      "its bytes are no version number held in this cache",
+      `The marker here names a version this cache does not hold and the datastore does not list, so it is held, dirty: write that version, or set the marker to a version that exists, and push.`,
+    );
+    return;
+  }
   if (!(await deleteAt(push.store, marker, upload, call))) return;
   let moved = false;
   const base = { v: named.v, h: synced.hash };
