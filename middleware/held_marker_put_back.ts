@@ -9,8 +9,7 @@
 import type { PushContext } from "../sync/context.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
 import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
-import { deleteAt } from "../sync/transfer/object_ops.ts";
-import { putBackAndName } from "../sync/transfer/put_back.ts";
+import { replaceAndName } from "../sync/transfer/put_back.ts";
 import { readWriterId, WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { markerOf } from "./erasure_attribution.ts";
 import { REFUSED_RUN_ERASER } from "./refused_run_hold.ts";
@@ -23,10 +22,10 @@ import { committedMarkerBytes, warnUnrestored } from "./marker_committed_bytes.t
  * The index names the committed marker, the store keeps only the upload
  * (one object a path): left, readers lose the committed marker, and every
  * peer's write of it waits on an upload no index names, for as long as the
- * run stays held. The upload is deleted while it is still this cache's and
- * the committed bytes (a version number left here whose bytes hash to the
- * entry's) are put back and named in place of the version the index names,
- * only while it still names it. The cache keeps the run's marker, held and
+ * run stays held. The committed bytes (a version number left here whose
+ * bytes hash to the entry's) are written over the upload while it is still
+ * this cache's, and named in place of the version the index names, only
+ * while it still names it. The cache keeps the run's marker, held and
  * dirty. Never over an old client's entry; best effort: what is not done is
  * a warning, and the upload stays as before. Committed bytes it cannot
  * recover (no version number here hashes to them: another tool's marker),
@@ -73,10 +72,11 @@ export async function putBackOverwrittenMarkers(
         );
         continue;
       }
-      if (!(await deleteAt(ctx.store, marker, head.version, call))) continue;
       const synced = ctx.state.synced(marker);
       const asSynced = synced?.version === named.v ? synced : undefined;
-      const done = await putBackAndName(ctx.store, marker, bytes, named, {
+      // Written over the upload, never deleted first: an old client's pull
+      // that found the path empty would drop the marker's entry for good.
+      const done = await replaceAndName(ctx.store, marker, head.version, bytes, named, {
         ...call,
         now: () => ctx.clock.now(),
         metadata: { [WRITER_METADATA]: writer },
@@ -86,6 +86,7 @@ export async function putBackOverwrittenMarkers(
           }
           : {}),
       });
+      if (!done) continue;
       if (done.kind === "named") {
         ctx.note(
           REFUSED_RUN_ERASER,

@@ -41,20 +41,7 @@ export async function putBackAndName(
   path: string,
   bytes: Uint8Array,
   named: Pick<IndexEntry, "v" | "h">,
-  opts: {
-    readonly retry: RetryPolicy;
-    readonly signal?: AbortSignal;
-    readonly concurrency?: number;
-    readonly now?: () => number;
-    readonly metadata?: Readonly<Record<string, string>>;
-    /**
-     * Told the version of the object at `path` (created, or found put back
-     * already) before the index write naming it: a caller that records it
-     * first leaves a trace a later pull or push can name it by, should the
-     * process die before that write.
-     */
-    readonly placed?: (version: string) => Promise<void>;
-  },
+  opts: PutBackOptions,
 ): Promise<PutBack> {
   const { signal } = opts;
   let version: string;
@@ -85,12 +72,80 @@ export async function putBackAndName(
     version = there.version;
     created = false;
   }
+  return await nameInPlace(store, path, version, bytes.length, named, created, opts);
+}
+
+/**
+ * Replaces this writer's object `upload` at `path` with `bytes` (the bytes
+ * `named` records; the caller checked them) by a write conditional on that
+ * version, so that the path holds an object throughout (an old client's
+ * pull that found it empty would drop its entry from the index), then names
+ * the new object in place of `named.v` as {@link putBackAndName} does, only
+ * while the entry still names it (overtaken, the object is deleted again,
+ * best effort). Null when `upload` was no longer there: nothing changed.
+ * A write whose answer was lost is taken as landed when the store holds
+ * these bytes; otherwise its failure is thrown.
+ */
+export async function replaceAndName(
+  store: ObjectStore,
+  path: string,
+  upload: string,
+  bytes: Uint8Array,
+  named: Pick<IndexEntry, "v" | "h">,
+  opts: PutBackOptions,
+): Promise<PutBack | null> {
+  const { signal } = opts;
+  let version: string;
+  try {
+    const put = { signal, ...(opts.metadata ? { metadata: opts.metadata } : {}) };
+    version = (await store.put(path, bytes, PutModes.update(upload), put)).version;
+  } catch (e) {
+    if (e instanceof PreconditionFailedError || e instanceof NotFoundError) return null;
+    if (signal?.aborted) throw e;
+    const there = await store.get(path, { signal }).catch(() => null);
+    if (!there || there.version === upload || await sha256Hex(there.body) !== named.h) throw e;
+    version = there.version;
+  }
+  return await nameInPlace(store, path, version, bytes.length, named, true, opts);
+}
+
+/** The options of {@link putBackAndName} and {@link replaceAndName}. */
+export interface PutBackOptions {
+  readonly retry: RetryPolicy;
+  readonly signal?: AbortSignal;
+  readonly concurrency?: number;
+  readonly now?: () => number;
+  readonly metadata?: Readonly<Record<string, string>>;
+  /**
+   * Told the version of the object at the path (created, or found put back
+   * already) before the index write naming it: a caller that records it
+   * first leaves a trace a later pull or push can name it by, should the
+   * process die before that write.
+   */
+  readonly placed?: (version: string) => Promise<void>;
+}
+
+/**
+ * Names `version` of `path` (`size` bytes) in place of `named.v`, only
+ * while the entry still names it; overtaken, an object of this call's
+ * (`created`) is deleted again, best effort.
+ */
+async function nameInPlace(
+  store: ObjectStore,
+  path: string,
+  version: string,
+  size: number,
+  named: Pick<IndexEntry, "v" | "h">,
+  created: boolean,
+  opts: PutBackOptions,
+): Promise<PutBack> {
+  const { signal } = opts;
   await opts.placed?.(version);
   let overtaken: { theirs: HeldObject | null } | undefined;
   await updateIndex(
     store,
     {
-      set: { [path]: { v: version, h: named.h, s: bytes.length } },
+      set: { [path]: { v: version, h: named.h, s: size } },
       remove: [],
       base: { [path]: named.v },
       baseGone: [path],

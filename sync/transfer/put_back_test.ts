@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { sha256Hex } from "../hash.ts";
 import { PutModes } from "../ports.ts";
-import { putBackAndName } from "./put_back.ts";
+import { putBackAndName, replaceAndName } from "./put_back.ts";
 import { readIndex, updateIndex } from "./remote_index.ts";
 
 const NO_RETRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
@@ -50,4 +50,44 @@ Deno.test("putBackAndName leaves a deletion committed since standing, and its ow
   assert.deepEqual(r, { kind: "overtaken", theirs: null });
   assert.equal((await readIndex(store, NO_RETRY))?.entries[P], undefined);
   assert.equal(await store.head(P), null);
+});
+
+/** `gone()`, then an upload of other bytes in place of the committed object (returned). */
+async function uploadOver() {
+  const g = await gone();
+  const upload = (await g.store.put(P, enc("upload"), PutModes.create)).version;
+  g.store.resetLog();
+  return { ...g, upload };
+}
+
+Deno.test("replaceAndName writes the committed bytes over the upload, never leaving the path empty, and names them", async () => {
+  const { store, named, upload } = await uploadOver();
+  const r = await replaceAndName(store, P, upload, enc("same"), named, {
+    retry: NO_RETRY,
+    metadata: { "sluice-writer": "w1" },
+  });
+  const held = (await store.head(P))!;
+  assert.deepEqual(r, { kind: "named", version: held.version });
+  assert.equal(store.peekText(P), "same");
+  assert.equal(held.metadata?.["sluice-writer"], "w1");
+  assert.equal((await readIndex(store, NO_RETRY))!.entries[P].v, held.version);
+  assert.ok(!store.log.some((l) => l.op === "delete" && l.key === P), "never deleted");
+});
+
+Deno.test("replaceAndName changes nothing once the upload is gone or replaced", async () => {
+  const replaced = await uploadOver();
+  await replaced.store.put(P, enc("a peer's"), PutModes.overwrite);
+  const r = await replaceAndName(replaced.store, P, replaced.upload, enc("same"), replaced.named, {
+    retry: NO_RETRY,
+  });
+  assert.equal(r, null);
+  assert.equal(replaced.store.peekText(P), "a peer's");
+  const deleted = await uploadOver();
+  await deleted.store.delete(P);
+  const d = await replaceAndName(deleted.store, P, deleted.upload, enc("same"), deleted.named, {
+    retry: NO_RETRY,
+  });
+  assert.equal(d, null);
+  assert.equal(await deleted.store.head(P), null);
+  assert.equal((await readIndex(deleted.store, NO_RETRY))!.entries[P].v, deleted.named.v);
 });
