@@ -15,8 +15,7 @@ import type { PushContext, WriteContext } from "../sync/context.ts";
 import { isInternalPath } from "../sync/paths.ts";
 import { readIndex, readIndexAround } from "../sync/transfer/remote_index.ts";
 import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
-import { deleteAt } from "../sync/transfer/object_ops.ts";
-import { putBackAndName } from "../sync/transfer/put_back.ts";
+import { replaceAndName } from "../sync/transfer/put_back.ts";
 import { committedMarkerBytes, warnUnrestored } from "./marker_committed_bytes.ts";
 import { publishOwnStranded } from "../sync/service/push_delete.ts";
 import { pushWriterId } from "../sync/service/push_write.ts";
@@ -79,18 +78,18 @@ export async function publishOwnMarker(
 
 /**
  * Takes back this cache's (`writer`) upload `upload` of the synced
- * `marker`, which names a version no push will list: deleted, and the
- * committed marker put back in its place (with this cache's writer id, as
- * the marker take-back of a lost version does) and named in place of the
- * version the index names, only while it still names the version synced
- * here, or this very upload (its commit landed, its answer lost:
- * `putBackAndName`). The committed bytes are found by the synced hash
- * among the version numbers of the versions here (a marker holds one):
- * not found, the upload is left as it was, and that is said
- * (`committed_marker_unrestored`); the index naming another version, the
- * upload is left as it was. Recorded as synced at the copy put back before the index write
- * naming it, as `lost_version_marker.ts` does, and back as it was where
- * that write did not name it.
+ * `marker`, which names a version no push will list: the committed marker
+ * written over it (with this cache's writer id, as the marker take-back of
+ * a lost version does) and named in place of the version the index names,
+ * only while it still names the version synced here, or this very upload
+ * (its commit landed, its answer lost: `replaceAndName`). The committed
+ * bytes are found by the synced hash among the version numbers of the
+ * versions here (a marker holds one): not found, the upload is left as it
+ * was, and that is said (`committed_marker_unrestored`); the index naming
+ * another version, the upload is left as it was. Recorded as synced at the
+ * copy put back before the index write naming it, as
+ * `lost_version_marker.ts` does, and back as it was where that write did
+ * not name it.
  */
 async function putBackCommitted(
   push: PushContext,
@@ -124,10 +123,11 @@ async function putBackCommitted(
     );
     return;
   }
-  if (!(await deleteAt(push.store, marker, upload, call))) return;
   let moved = false;
   const base = { v: named.v, h: synced.hash };
-  const done = await putBackAndName(push.store, marker, committed, base, {
+  // Written over the upload, never deleted first: an old client's pull that
+  // found the path empty would drop the marker's entry for good.
+  const done = await replaceAndName(push.store, marker, upload, committed, base, {
     ...call,
     concurrency: push.config.concurrency,
     now: () => push.clock.now(),
@@ -137,7 +137,7 @@ async function putBackCommitted(
       await push.state.recordSynced(marker, { hash: synced.hash, version, size: synced.size });
     },
   });
-  if (moved && done.kind !== "named") {
+  if (moved && done?.kind !== "named") {
     await push.state.recordSynced(marker, {
       hash: synced.hash,
       version: synced.version,
