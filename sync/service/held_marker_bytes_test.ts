@@ -1,10 +1,11 @@
 /**
- * As `held_marker_over_test.ts`, but the committed `latest` marker the run's
- * upload was written over holds bytes that are no bare version number
- * (another tool wrote them, with spaces around the number): the put-back
- * cannot recover them from the version numbers here. The refusal must say
- * what it left in place of the committed marker and how to go on, never
- * leave it so in silence.
+ * As `held_marker_over_test.ts`, but the put-back of the committed `latest`
+ * marker the run's upload was written over cannot be made: its bytes are no
+ * bare version number (another tool wrote them, with spaces around the
+ * number), so the version numbers here do not recover them; or the
+ * datastore fails its write. No later push makes it (the run is held), so
+ * the refusal must say what it left in place of the committed marker and
+ * how to go on, never leave it so in silence or as work still to come.
  */
 import assert from "node:assert/strict";
 import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
@@ -20,45 +21,55 @@ const V2 = `${DATA}/2`;
 const META = `${V2}/metadata.yaml`;
 const RAW = `${V2}/raw`;
 const MARKER = `${DATA}/latest`;
-const COMMITTED = " 1\r\n";
-
-Deno.test("a committed marker whose bytes cannot be recovered here is told of, never left behind in silence", async () => {
+/**
+ * The committed marker holding `committed`, then the refused run; with
+ * `failPutBack`, the datastore fails the write that follows the run's
+ * marker upload (the put-back's). Asserts that the committed marker is back
+ * or that the refusal said it is not, with the way out, which it follows.
+ */
+async function refusedOver(committed: string, failPutBack: boolean) {
   const store = new InMemoryStore();
-  let armed = false;
+  let step: "off" | "fence" | "put-back" = "off";
   const a = await clone(
     hookedStore(store, {
       before: async (key) => {
-        // The commit's fence has passed; the marker is about to be written.
-        if (!armed || key !== MARKER) return;
-        armed = false;
-        await store.delete(META);
-        await store.delete(modelLockKey(MODEL)); // the breakglass
+        if (key !== MARKER) return;
+        if (step === "fence") {
+          // The commit's fence has passed; the marker is about to be written.
+          step = failPutBack ? "put-back" : "off";
+          await store.delete(META);
+          await store.delete(modelLockKey(MODEL)); // the breakglass
+        } else if (step === "put-back") {
+          step = "off";
+          store.failNext("put", 1, undefined, { match: (k) => k === MARKER });
+        }
       },
     }),
     "a",
   );
   await put(a, `${V1}/raw`, "raw 1");
   await put(a, `${V1}/metadata.yaml`, "meta 1");
-  await put(a, MARKER, COMMITTED);
+  await put(a, MARKER, committed);
   await a.pushChanged();
-  assert.equal(store.peekText(MARKER), COMMITTED);
+  assert.equal(store.peekText(MARKER), committed);
   // Another writer's upload of version 2's metadata, never committed.
   await store.put(META, new TextEncoder().encode("same output"), { kind: "create" }, {
     metadata: { [WRITER_METADATA]: "the-other-writer" },
   });
   const warnings: { code: string; message: string; path?: string }[] = [];
   a.events.on("warning", (w) => warnings.push(w));
-  armed = true;
+  step = "fence";
   const set = await acquireModelLocks(a, [MODEL]);
   await put(a, META, "same output");
   await put(a, RAW, "a's raw");
   await put(a, MARKER, "2");
   const error = await set.push([V2]).then(() => undefined, (e) => e);
   await set.release();
-  assert.equal(armed, false, "the marker was written by the first pass");
+  assert.equal(step, "off", "the marker was written by the first pass, then the put-back's");
   assert.ok(error instanceof ErasureRefusedError, String(error));
   assert.equal(await read(a, MARKER), "2", "the run's marker stays here");
-  if (store.peekText(MARKER) !== COMMITTED) {
+  store.heal();
+  if (store.peekText(MARKER) !== committed) {
     // Not put back: told, with the way out.
     const told = warnings.filter((w) => w.code === "committed_marker_unrestored");
     assert.equal(told.length, 1, JSON.stringify(warnings.map((w) => w.code)));
@@ -70,4 +81,12 @@ Deno.test("a committed marker whose bytes cannot be recovered here is told of, n
     assert.equal(store.peekText(MARKER), "2");
     await assertIndexCurrent(store, { held: true });
   }
+}
+
+Deno.test("a committed marker whose bytes cannot be recovered here is told of, never left behind in silence", async () => {
+  await refusedOver(" 1\r\n", false);
+});
+
+Deno.test("a put-back of the committed marker that the datastore fails is told of as not made, with the way out", async () => {
+  await refusedOver("1", true);
 });
