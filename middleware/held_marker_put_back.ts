@@ -26,12 +26,12 @@ import { committedMarkerBytes, warnUnrestored } from "./marker_committed_bytes.t
  * bytes hash to the entry's) are written over the upload while it is still
  * this cache's, and named in place of the version the index names, only
  * while it still names it. The cache keeps the run's marker, held and
- * dirty. Never over an old client's entry; best effort: what is not done is
- * a warning, and the upload stays as before. Committed bytes it cannot
- * recover (no version number here hashes to them: another tool's marker),
- * or an old client's entry, leave the upload too, and say so
- * (`committed_marker_unrestored`): readers find no committed marker
- * meanwhile, and the way out is the held version's "keep".
+ * dirty. Never over an old client's entry; best effort: committed bytes it
+ * cannot recover (no version number here hashes to them: another tool's
+ * marker), an old client's entry, or a failure of the datastore leave the
+ * upload as it was, and say so (`committed_marker_unrestored`): readers find
+ * no committed marker meanwhile, no later push makes the put-back while the
+ * run is held, and the way out is the held version's "keep".
  */
 export async function putBackOverwrittenMarkers(
   ctx: PushContext,
@@ -41,6 +41,15 @@ export async function putBackOverwrittenMarkers(
   for (const marker of new Set(held.map(markerOf))) {
     const up = ctx.uploaded.find((u) => u.path === marker && !u.created && u.outcome === "written");
     if (!up) continue;
+    const unrestored = (why: string) =>
+      warnUnrestored(
+        ctx.events,
+        marker,
+        why,
+        `The run's marker stays in this cache, held and dirty, and no push makes this while the run is held. Run \`sluice held ${
+          held.filter((d) => markerOf(d) === marker).join(" ")
+        } --keep\` to publish the held version with its marker in place of the upload; \`--discard\` leaves the upload there.`,
+      );
     try {
       const writer = await readWriterId(ctx.cache);
       const head = await ctx.store.head(marker, { signal: ctx.signal });
@@ -63,13 +72,7 @@ export async function putBackOverwrittenMarkers(
         : undefined;
       const bytes = why ? null : await committedMarkerBytes(ctx.cache, marker, named.h, held);
       if (!bytes) {
-        const dirs = held.filter((d) => markerOf(d) === marker).join(" ");
-        warnUnrestored(
-          ctx.events,
-          marker,
-          why ?? "its bytes are no version number held in this cache",
-          `The run's marker stays in this cache, held and dirty. Run \`sluice held ${dirs} --keep\` to publish the held version with its marker in place of the upload; \`--discard\` leaves the upload there.`,
-        );
+        unrestored(why ?? "its bytes are no version number held in this cache");
         continue;
       }
       const synced = ctx.state.synced(marker);
@@ -95,14 +98,7 @@ export async function putBackOverwrittenMarkers(
       } else if (asSynced) await ctx.state.recordSynced(marker, asSynced);
     } catch (e) {
       if (ctx.signal?.aborted) throw e;
-      ctx.events.emit("warning", {
-        code: "erasure_pending",
-        message:
-          `Could not yet put back the committed ${marker} on the datastore, over which a push refused for losing its model lock wrote its own (${
-            e instanceof Error ? e.message : String(e)
-          }).`,
-        path: marker,
-      });
+      unrestored(`the datastore failed: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
 }
