@@ -11,7 +11,7 @@ import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { deleteAt } from "../sync/transfer/object_ops.ts";
 import { getOrNull } from "../sync/transfer/index_io.ts";
-import { putBackAndName } from "../sync/transfer/put_back.ts";
+import { putBackAndName, replaceAndName } from "../sync/transfer/put_back.ts";
 import { isOwnUncommitted, WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { markerOf } from "./erasure_attribution.ts";
 import { latestResetWarning, recomputeLatest } from "./erasure_markers.ts";
@@ -98,7 +98,7 @@ export async function resetLostMarker(
  * create), the upload is deleted. Where it names a marker this upload was
  * written over (a bucket without object versions keeps only the upload),
  * deleting it would leave the path a commit names with no object: the
- * committed bytes are put back in its place instead, from the marker here
+ * committed bytes are written over it instead, from the marker here
  * (reset to them: its synced copy), and named in place of the version the
  * index names, only while it still names it. A peer whose write of the same
  * bytes took the upload as its own can commit it between the look at the
@@ -124,7 +124,6 @@ async function takeBackMarker(push: PushContext, marker: string, writer: string)
     ) return;
     committed = here;
   }
-  if (!(await deleteAt(push.store, marker, got.version, call))) return;
   if (committed) {
     // Synced as the copy put back before the index write naming it: cut
     // off between the two, the index names a version the upload replaced
@@ -143,14 +142,17 @@ async function takeBackMarker(push: PushContext, marker: string, writer: string)
       });
     };
     const placed = asSynced ? { placed: record } : {};
-    const done = await putBackAndName(push.store, marker, committed, named!, {
+    // Written over the upload, never deleted first: an old client's pull
+    // that found the path empty would drop the marker's entry for good.
+    const done = await replaceAndName(push.store, marker, got.version, committed, named!, {
       ...putBackCall(push, writer),
       ...placed,
     });
     // Not named (a commit since stands): synced as it was.
-    if (moved && done.kind !== "named") await push.state.recordSynced(marker, asSynced!);
+    if (moved && done?.kind !== "named") await push.state.recordSynced(marker, asSynced!);
     return;
   }
+  if (!(await deleteAt(push.store, marker, got.version, call))) return;
   const now = (await index())[marker];
   if (now?.v === got.version) {
     await putBackAndName(

@@ -322,12 +322,12 @@ Deno.test("a marker take-back whose put-back of the committed marker lands with 
   await assertFreshCloneReadsOne(store, marker);
 });
 
-Deno.test("a marker take-back whose delete of this cache's upload fails (an outage) is made by the next push", async () => {
+Deno.test("a marker take-back whose write of the committed marker over this cache's upload fails (an outage) is made by the next push", async () => {
   const store = new InMemoryStore();
   const D = "data/t/m/outage";
   const { a, marker } = await cutOffMarkerPush(store, D);
   await put(a, `${D}/2/raw`, "v2 changed");
-  store.failNext("delete", 1, undefined, { match: (k) => k === marker });
+  store.failNext("put", 1, undefined, { match: (k) => k === marker });
   await assert.rejects(a.pushChanged(), VersionConflictError);
   store.heal();
   assert.equal(store.peekText(marker), "2", "the upload stayed");
