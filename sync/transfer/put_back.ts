@@ -84,7 +84,8 @@ export async function putBackAndName(
  * while the entry still names it (overtaken, the object is deleted again,
  * best effort). Null when `upload` was no longer there: nothing changed.
  * A write whose answer was lost is taken as landed when the store holds
- * these bytes; otherwise its failure is thrown.
+ * these bytes (and that object left in place, should it not be named);
+ * otherwise its failure is thrown.
  */
 export async function replaceAndName(
   store: ObjectStore,
@@ -96,6 +97,7 @@ export async function replaceAndName(
 ): Promise<PutBack | null> {
   const { signal } = opts;
   let version: string;
+  let written = true;
   try {
     const put = { signal, ...(opts.metadata ? { metadata: opts.metadata } : {}) };
     version = (await store.put(path, bytes, PutModes.update(upload), put)).version;
@@ -104,9 +106,12 @@ export async function replaceAndName(
     if (signal?.aborted) throw e;
     const there = await store.get(path, { signal }).catch(() => null);
     if (!there || there.version === upload || await sha256Hex(there.body) !== named.h) throw e;
+    // Taken as landed, as putBackAndName takes a copy found put back: never
+    // deleted again, should it not be named.
     version = there.version;
+    written = false;
   }
-  return await nameInPlace(store, path, version, bytes.length, named, true, opts);
+  return await nameInPlace(store, path, version, bytes.length, named, written, opts);
 }
 
 /** The options of {@link putBackAndName} and {@link replaceAndName}. */

@@ -91,3 +91,13 @@ Deno.test("replaceAndName changes nothing once the upload is gone or replaced", 
   assert.equal(await deleted.store.head(P), null);
   assert.equal((await readIndex(deleted.store, NO_RETRY))!.entries[P].v, deleted.named.v);
 });
+
+Deno.test("replaceAndName takes a write that landed with its answer lost as made, and names it", async () => {
+  const { store, named, upload } = await uploadOver();
+  store.failNext("put", 1, undefined, { afterEffect: true, match: (k) => k === P });
+  const r = await replaceAndName(store, P, upload, enc("same"), named, { retry: NO_RETRY });
+  const held = (await store.head(P))!;
+  assert.deepEqual(r, { kind: "named", version: held.version });
+  assert.equal(store.peekText(P), "same");
+  assert.equal((await readIndex(store, NO_RETRY))!.entries[P].v, held.version);
+});
