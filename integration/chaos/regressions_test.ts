@@ -299,3 +299,25 @@ Deno.test("chaos regression: a refusal erases the uploads an earlier push left u
     '{"seed":217200416,"clones":2,"v2":true,"kinds":["core","api"],"reusedLocks":true,"ops":[{"id":6,"kind":"config","clone":1,"file":0},{"id":10,"kind":"tick","n":5,"pick":2046869524},{"id":11,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"parallel":true},{"id":12,"kind":"run","clone":1,"model":0,"data":1,"workMs":5000,"parallel":true,"structural":true},{"id":14,"kind":"breakglass","model":0},{"id":15,"kind":"sync","clone":0},{"id":16,"kind":"edit","clone":0,"file":3,"how":"during","pick":1842223936},{"id":17,"kind":"crash","clone":0},{"id":18,"kind":"run","clone":0,"model":0,"data":0,"workMs":15000,"parallel":true,"structural":true},{"id":19,"kind":"tick","n":32,"pick":2088300295},{"id":20,"kind":"tick","n":31,"pick":872590014},{"id":21,"kind":"breakglass","model":0},{"id":23,"kind":"lockfile","clone":1,"remove":"@chaos/ext-3"},{"id":25,"kind":"latency","ms":3000},{"id":26,"kind":"tick","n":5,"pick":1728086831},{"id":27,"kind":"tick","n":30,"pick":2017674183},{"id":32,"kind":"outage","on":true},{"id":33,"kind":"tick","n":3,"pick":715488518},{"id":35,"kind":"run","clone":0,"model":0,"data":0,"workMs":0,"same":true}]}',
   );
 });
+
+/**
+ * I15, the checker's (seed 217400231, `--old-share 1 --etag-share 1`,
+ * shrunk to 5 operations; a v2 index made first, versions the bytes'
+ * ETags, commits under the global lock): c0 replaced notes/shared-1.md,
+ * which it had synced, by a directory of that name. Its push deleted the
+ * file first, then wrote part-32.md under it. c1, which had synced the file
+ * and marked it, unchanged, found its object gone (c0's deletion, not
+ * committed yet) and wrote the same bytes again: the same ETag as the
+ * version c0 had synced. c0's commit then found the file standing, kept
+ * its deletion as a conflict and left part-32.md out of the index
+ * (`path_blocked`), its upload in place, unnamed (no pull sees it, and the
+ * next push of it takes it as its own). The check at the push's end took
+ * the file standing at that version for the one c0 had synced and never
+ * deleted; it now spares a version written again after a deletion the
+ * store answered before the write.
+ */
+Deno.test("chaos regression: a synced file its push deleted before writing under its name, written again by a peer with the same bytes (the same ETag), is not one the push left (I15, seed 217400231)", async () => {
+  await clean(
+    '{"seed":217400231,"clones":4,"v2":true,"kinds":["core-single-phase","api","core-single-phase","api"],"oldClients":true,"indexFirst":true,"etag":true,"ops":[{"id":31,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":32,"kind":"reshape","clone":0,"file":4,"how":"hand"},{"id":34,"kind":"unwritten","clone":1,"file":4},{"id":17,"kind":"tick","n":6,"pick":482773918},{"id":25,"kind":"resolve","clone":1,"pick":1,"how":"theirs"}]}',
+  );
+});

@@ -122,6 +122,8 @@ export class ShapeWatch {
   readonly #told: Told[] = [];
   /** The turns of the deletions of each key's object (watched, or by another tool: {@link gone}). */
   readonly #gone = new Map<string, number[]>();
+  /** The turns of those deletions that were answered (not failed: known to have taken effect). */
+  readonly #deleted = new Map<string, number[]>();
   /** The turn of each put watched, by `<key>\0<version>`. */
   readonly #putTurn = new Map<string, number>();
   #turns = 0;
@@ -159,7 +161,13 @@ export class ShapeWatch {
    * push that replaces a shape deletes the old one first, and holds back the
    * new one's writes where a deletion is not made (failed, refused, or never
    * tried), so it never leaves a file and files under a directory of one
-   * name on the datastore, even for a while.
+   * name on the datastore, even for a while. A shape that stands at the
+   * version the writer synced only because it was written again after a
+   * deletion answered before the put (on a store whose versions are the
+   * bytes' ETags, a peer's push that found its object gone writes the same
+   * bytes back at the same version) is not the one the writer left: its
+   * deletion came first, and its commit leaves the write out
+   * (`path_blocked`).
    */
   checkPush(clone: number, from: number, op: number): Promise<Violation[]> {
     return this.#standingBeside(
@@ -185,6 +193,7 @@ export class ShapeWatch {
       if ((await this.head(w.key))?.version !== w.version) continue;
       for (const k of w.knew) {
         if ((await this.head(k.path))?.version !== k.version) continue;
+        if (this.#writtenAgain(k.path, k.version, w.turn)) continue;
         out.push({
           invariant: "I15",
           message: message(w.key, `${k.path} (version ${k.version})`),
@@ -196,11 +205,30 @@ export class ShapeWatch {
     return out;
   }
 
-  /** The object at `key` was deleted (by a writer watched, or by another tool beside them). */
-  gone(key: string): void {
-    const turns = this.#gone.get(key) ?? [];
-    turns.push(++this.#turns);
-    this.#gone.set(key, turns);
+  /**
+   * Whether `version` of `path` was written after a deletion of `path`
+   * answered before turn `turn`: what stands at that version since is a
+   * later write of the same bytes, not the object that deletion removed.
+   */
+  #writtenAgain(path: string, version: string, turn: number): boolean {
+    const deleted = (this.#deleted.get(path) ?? []).filter((t) => t < turn);
+    if (deleted.length === 0) return false;
+    return (this.#putTurn.get(`${path}\0${version}`) ?? 0) > deleted[deleted.length - 1];
+  }
+
+  /**
+   * The object at `key` was deleted (by a writer watched, or by another
+   * tool beside them); `answered` false: the call failed, and may or may
+   * not have taken effect.
+   */
+  gone(key: string, answered = true): void {
+    const turn = ++this.#turns;
+    for (const [map, take] of [[this.#gone, true], [this.#deleted, answered]] as const) {
+      if (!take) continue;
+      const turns = map.get(key) ?? [];
+      turns.push(turn);
+      map.set(key, turns);
+    }
   }
 
   /** The turn of the last deletion of `key` before `turn` (0: none). */
@@ -265,11 +293,13 @@ export class ShapeWatch {
         return info;
       },
       delete: async (key, o) => {
+        let answered = false;
         try {
           await store.delete(key, o);
+          answered = true;
         } finally {
           // Taken as gone even when the call failed: it may have taken effect.
-          this.gone(key);
+          this.gone(key, answered);
         }
       },
     };

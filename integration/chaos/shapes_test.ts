@@ -72,6 +72,47 @@ Deno.test("I15: a writer that left the shape it had synced beside the one it wro
   assert.equal(r.clashed.size, 2);
 });
 
+Deno.test("I15 at a push's end: a synced file the push deleted before its write under that name, written again since with the same bytes (the same ETag), was not left beside the write", async () => {
+  const enc = (t: string) => new TextEncoder().encode(t);
+  /**
+   * c0 replaces `n.md`, which it synced, by `n.md/part.md` on a store whose
+   * versions are the bytes' ETags; then c1, which synced the file too,
+   * writes its unchanged copy again (`again`: its push found the object
+   * gone, c0's deletion not committed yet).
+   */
+  const replay = async (o: { writeFirst?: boolean; deleteFails?: boolean; again: boolean }) => {
+    const shapes = new ShapeWatch();
+    const inner = new InMemoryStore({ versionFromBytes: true });
+    let who: ShapeWriter | undefined;
+    const store = shapes.watch(inner, () => who, () => 4);
+    shapes.head = (key) => inner.head(key);
+    const file = await store.put("n.md", enc("file"), PutModes.create);
+    who = writer(0, { "n.md": file.version });
+    const from = shapes.puts;
+    if (o.writeFirst) await store.put("n.md/part.md", enc("part"), PutModes.create);
+    if (o.deleteFails) inner.failNext("delete", 1);
+    await store.delete("n.md").catch(() => {});
+    if (!o.writeFirst) await store.put("n.md/part.md", enc("part"), PutModes.create);
+    if (o.again) {
+      who = writer(1, { "n.md": file.version });
+      const put = await store.put("n.md", enc("file"), PutModes.overwrite);
+      assert.equal(put.version, file.version);
+    }
+    return await shapes.checkPush(0, from, 4);
+  };
+  // c0 deleted the file before its write: what stands at the version it
+  // synced is c1's copy, written after.
+  assert.deepEqual(await replay({ again: true }), []);
+  // c0 wrote before its deletion: the two shapes stood side by side, whatever came after.
+  assert.equal((await replay({ writeFirst: true, again: true })).length, 1);
+  // c0's deletion failed and the synced object still stands, written over
+  // by c1 or not: c0's write should have waited.
+  assert.equal((await replay({ deleteFails: true, again: false })).length, 1);
+  assert.equal((await replay({ deleteFails: true, again: true })).length, 1);
+  // Nothing written again: nothing stands beside the write.
+  assert.deepEqual(await replay({ again: false }), []);
+});
+
 Deno.test("I15: a path the final pull left out as blocked is a violation only with nothing of the clone's own in the way", async () => {
   const dir = await Deno.makeTempDir();
   try {
