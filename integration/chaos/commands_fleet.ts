@@ -9,6 +9,7 @@
 import { sha256Hex } from "../../sync/hash.ts";
 import { globalLockKey } from "../../sync/locks/model_locks.ts";
 import { migrateIndex } from "../../sync/service/migrate.ts";
+import { parseEntry } from "../../sync/transfer/bucket_layout.ts";
 import { peerCommitSeq, peerPull, peerPush } from "../../packages/testing/layout_peer.ts";
 import { type Op, SHARED_FILES } from "./history.ts";
 import { sameBytes } from "./invariants.ts";
@@ -69,6 +70,12 @@ export function oldPullCommand(env: CommandEnv, op: Extract<Op, { kind: "oldpull
           const kept = e !== undefined &&
             (o.del || e.sha256 === await sha256Hex(enc.encode(oldPushText(o))));
           if (!kept) env.truth.oldPullDropped.add(p);
+          // A deletion whose entry it wrote back (see `GroundTruth.oldPullUndeleted`).
+          if (o.del && e !== undefined) {
+            const v = parseEntry(p, e).v;
+            const all = env.truth.oldPullUndeleted.get(p) ?? new Set<string>();
+            env.truth.oldPullUndeleted.set(p, all.add(v));
+          }
         }
         // An old client's write of a refused run's bytes it wrote over
         // without their entry (see `GroundTruth.oldPullMissed`).

@@ -284,11 +284,14 @@ export class World extends WorldResolution {
     // that has seen the entry so past the dangling-entry grace removes it,
     // as after another tool's deletion (seed 121000113). So too a deletion
     // whose record a damaged line of the manifest log took (seeds 194400002,
-    // 194800308).
+    // 194800308), and an old client's deletion whose entry an old client's
+    // pull that read the index before its commit wrote back (README's
+    // old-client limits; seed 217800345).
     const deletedAbandoned = new Set<string>();
-    if (this.abandonedDeletes.size > 0) {
+    const undone = [...this.abandonedDeletes, ...this.truth.oldPullUndeleted];
+    if (undone.length > 0) {
       const indexed = await indexEntriesOf(this.target.inspect);
-      for (const [path, versions] of this.abandonedDeletes) {
+      for (const [path, versions] of undone) {
         const e = indexed[path];
         if (!e || !versions.has(e.v)) continue;
         // A failed look spares nothing.

@@ -28,10 +28,12 @@
  *   resolution publishes or drops it, as in I11, and I13 resolves it),
  *   and where a cache a `copy` move replaced deleted the version named,
  *   its deletion's commit cut off, or a clone did whose record of that
- *   version a damaged line of its manifest log then held (a pull past the
+ *   version a damaged line of its manifest log then held, or an old
+ *   client's push deleted it and an old client's pull that read the index
+ *   before that deletion's commit wrote the entry back (a pull past the
  *   dangling-entry grace removes the entry; `workload.ts`);
  * - I8: a fresh clone gets every committed file, markers included
- *   (`index_checks.ts`), with the same exception;
+ *   (`index_checks.ts`), with the same exceptions;
  * - I9: a committed edit is replaced only by a writer that had seen it
  *   (`lost_updates.ts`);
  * - I10: the index stays readable and every download matches its entry
@@ -176,7 +178,7 @@
  *   is on every clone after the final sync, unless that clone's user
  *   changed or deleted that very path, a conflict of its is open at or
  *   around it, or something of its own of the other shape is in the way
- *   (`named_held.ts`); and a file a clone's user wrote under a directory at
+ *   (`named_held.ts`), or it is one of I7's exceptions; and a file a clone's user wrote under a directory at
  *   such a name and marked by the directory's name (`under` edits) is named
  *   by the index with its bytes after the final sync, unless that clone
  *   still holds it marked, has a conflict open near it, or anyone changed

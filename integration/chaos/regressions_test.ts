@@ -321,3 +321,27 @@ Deno.test("chaos regression: a synced file its push deleted before writing under
     '{"seed":217400231,"clones":4,"v2":true,"kinds":["core-single-phase","api","core-single-phase","api"],"oldClients":true,"indexFirst":true,"etag":true,"ops":[{"id":31,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":32,"kind":"reshape","clone":0,"file":4,"how":"hand"},{"id":34,"kind":"unwritten","clone":1,"file":4},{"id":17,"kind":"tick","n":6,"pick":482773918},{"id":25,"kind":"resolve","clone":1,"pick":1,"how":"theirs"}]}',
   );
 });
+
+/**
+ * I7, I8 and I33, the checker's (seed 217800345, `--damaged-log-share 1
+ * --shared-cache-share 1`, shrunk to 22 operations; old clients, ETag
+ * versions, a v1 index made first): c1's push published notes/shared-1.md.
+ * An old client's pull on c1 (no lock) read the index naming it; an old
+ * client on c2 deleted notes/shared-0.md under the global lock, so the pull
+ * met that object gone and kept the index it read, less that entry, to
+ * write back. Meanwhile c2's old client deleted notes/shared-1.md (object,
+ * then index, under the global lock); the pull's write-back landed after
+ * it, naming notes/shared-1.md again (README's old-client limits: their
+ * pull writes back the index it read, dropping any commit in between, an
+ * old client's deletion included). The index then named an object no store
+ * held, and every Sluice pull left the entry (`index_entry_dangling`, within
+ * the dangling-entry grace). No Sluice write took part. I7, I8 and I33 now
+ * spare such an entry, only while it names the version the write-back named
+ * and the store holds nothing at the path, as after a deletion whose commit
+ * a replaced cache took with it.
+ */
+Deno.test("chaos regression: an old client's deletion that an old client's pull wrote back over is left for the dangling-entry grace (I7, I8, I33, seed 217800345)", async () => {
+  await clean(
+    '{"seed":217800345,"clones":3,"kinds":["core-single-phase","core","api"],"oldClients":true,"indexFirst":true,"etag":true,"ops":[{"id":77,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":62,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":65,"kind":"tick","n":43,"pick":244141453},{"id":66,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":67,"kind":"tick","n":30,"pick":1099280217},{"id":68,"kind":"sync","clone":2},{"id":52,"kind":"reshape","clone":2,"file":3,"how":"push"},{"id":54,"kind":"sync","clone":1},{"id":55,"kind":"tick","n":40,"pick":2020323940},{"id":0,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":1,"kind":"tick","n":17,"pick":445390632},{"id":29,"kind":"sibling","clone":1,"how":"push","workMs":45000},{"id":30,"kind":"sync","clone":1},{"id":31,"kind":"tick","n":48,"pick":529009620},{"id":22,"kind":"oldpush","clone":2,"file":3,"del":true},{"id":21,"kind":"oldpush","clone":2,"file":4,"del":true},{"id":26,"kind":"oldpull","clone":1},{"id":5,"kind":"tick","n":15,"pick":1669516456},{"id":6,"kind":"resolve","clone":0,"pick":0,"how":"mine"},{"id":8,"kind":"edit","clone":0,"file":1,"how":"mark"},{"id":9,"kind":"tick","n":17,"pick":997049194},{"id":10,"kind":"tick","n":18,"pick":1504930726}]}',
+  );
+});

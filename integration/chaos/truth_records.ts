@@ -201,6 +201,16 @@ export class TruthRecords {
   /** Paths an old client's pull wrote an index over that no longer named them (`oldpull` moves). */
   readonly oldPullDropped = new Set<string>();
   /**
+   * Shared files an old client's push deleted whose entry an old client's
+   * pull, having read the index before that deletion's commit, wrote back
+   * (`oldpull` moves), by the versions the entries it wrote named: their
+   * design drops the deletion's commit, and the index names an object gone
+   * until a Sluice pull past the dangling-entry grace removes the entry.
+   * I7, I8 and I33 spare such an entry while it names one of those versions
+   * and the store holds nothing at the path (seed 217800345).
+   */
+  readonly oldPullUndeleted = new Map<string, Set<string>>();
+  /**
    * Paths of Sluice writes (their object written by a clone, its writer id
    * on it) an old client's pull wrote an index over without (`oldpull`
    * moves): a commit it dropped, named again by its writer's next pull
