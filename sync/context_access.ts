@@ -54,8 +54,12 @@ export interface CacheAccess {
   readState<T>(name: string): Promise<T | null>;
   /** Reads a file from the internal state dir as it is; null when absent. */
   readStateBytes(name: string): Promise<Uint8Array | null>;
-  /** Writes a JSON file into the internal state dir atomically and durably. */
-  writeState(name: string, value: unknown): Promise<void>;
+  /**
+   * Writes a JSON file into the internal state dir atomically and durably
+   * (with `durable: false`, not synced to disk: for a record whose loss in a
+   * crash costs only work done again).
+   */
+  writeState(name: string, value: unknown, options?: { durable?: boolean }): Promise<void>;
   /** Writes `body` as it is to `name` in the internal state dir, atomically and durably. */
   writeStateBytes(name: string, body: Uint8Array): Promise<void>;
   /**

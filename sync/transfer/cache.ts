@@ -345,9 +345,13 @@ export class LocalCache extends CacheReads implements CacheAccess {
     }
   }
 
-  async writeState(name: string, value: unknown): Promise<void> {
+  async writeState(
+    name: string,
+    value: unknown,
+    options: { durable?: boolean } = {},
+  ): Promise<void> {
     try {
-      await writeStateFile(this.stateDir, name, value);
+      await writeStateFile(this.stateDir, name, value, options.durable ?? true);
     } catch (e) {
       throw unwritable(this.stateDir, name, e);
     }

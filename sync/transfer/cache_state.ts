@@ -362,15 +362,20 @@ export async function readStateFile<T>(stateDir: string, name: string): Promise<
   }
 }
 
-/** Writes the state file `name` of the state directory `stateDir` atomically, as JSON. */
+/**
+ * Writes the state file `name` of the state directory `stateDir` atomically,
+ * as JSON; synced to disk unless `durable` is false.
+ */
 export async function writeStateFile(
   stateDir: string,
   name: string,
   value: unknown,
+  durable = true,
 ): Promise<void> {
   await atomicWrite(
     `${stateDir}/${name}`,
     new TextEncoder().encode(JSON.stringify(value)),
+    durable,
   );
 }
 

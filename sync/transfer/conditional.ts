@@ -78,8 +78,11 @@ export interface ProbeResult {
 export interface ProbeCache {
   /** Reads a JSON state file; null when absent. */
   readState<T>(name: string): Promise<T | null>;
-  /** Writes a JSON state file atomically. */
-  writeState(name: string, value: unknown): Promise<void>;
+  /**
+   * Writes a JSON state file atomically; with `durable: false`, without
+   * syncing it to disk (a crash may lose it, or leave it unreadable).
+   */
+  writeState(name: string, value: unknown, options?: { durable?: boolean }): Promise<void>;
 }
 
 /** What a decision needs besides the store. */
@@ -384,7 +387,12 @@ export class ConditionalWrites {
     const file = await env.cache.readState<ProbeFile>(PROBE_STATE_FILE).catch(() => null);
     const endpoints = file?.format === 1 && file.endpoints ? { ...file.endpoints } : {};
     endpoints[endpoint] = result;
-    await env.cache.writeState(PROBE_STATE_FILE, { format: 1, endpoints } satisfies ProbeFile);
+    // Not synced to disk: a first push's conditional writes wait for this
+    // save, and a record lost or torn by a crash only costs the next process
+    // one probe (an unreadable record is read as none).
+    await env.cache.writeState(PROBE_STATE_FILE, { format: 1, endpoints } satisfies ProbeFile, {
+      durable: false,
+    });
   }
 }
 

@@ -14,6 +14,7 @@ import {
   FALLBACK_WARNING,
   PROBE_PREFIX,
   PROBE_STATE_FILE,
+  type ProbeCache,
   probeConditionalWrites,
   withConditionalFallback,
 } from "./conditional.ts";
@@ -130,6 +131,34 @@ Deno.test("a fresh cached probe result is used without probing; an expired one i
   await third.decide(store, "create", "auto", e);
   assert.equal(third.stats.probeRuns, 1);
   assert.equal(probeRequests(store), 5);
+});
+
+Deno.test("the probe result is cached without syncing it to disk (a crash may lose it: the next process probes again)", async () => {
+  const clock = new FakeClock();
+  const store = memStore("honour", clock);
+  const writes: Array<{ name: string; durable?: boolean }> = [];
+  const saved = new Map<string, unknown>();
+  const cache: ProbeCache = {
+    readState: <T>(name: string) => Promise.resolve((saved.get(name) ?? null) as T | null),
+    writeState: (name, value, options) => {
+      writes.push({ name, durable: options?.durable });
+      saved.set(name, value);
+      return Promise.resolve();
+    },
+  };
+  const registry = new ConditionalWrites();
+  assert.equal(
+    await registry.decide(store, "create", "auto", { cache, now: () => clock.now() }),
+    "native",
+  );
+  assert.deepEqual(writes, [{ name: PROBE_STATE_FILE, durable: false }]);
+  // Read back by the next process as before.
+  const next = new ConditionalWrites();
+  assert.equal(
+    await next.decide(store, "create", "auto", { cache, now: () => clock.now() }),
+    "native",
+  );
+  assert.equal(next.stats.probeCacheHits, 1);
 });
 
 Deno.test("a failed probe is not remembered: the next decision probes again", async () => {
