@@ -20,9 +20,11 @@ const enc = (s: string) => new TextEncoder().encode(s);
  * cache, unless it names one of them already (it is then left as it is), or
  * there is none (none is made up). No version left: the marker is removed, cleaned and forgotten (the
  * next pull brings the datastore's). The highest version still unpushed:
- * the marker names it and stays dirty. Otherwise it names the highest
- * version, is clean, and is forgotten unless it matches the synced copy, so
- * that the next pull refreshes it; it never pushes a refused version number.
+ * the marker names it and stays dirty. Otherwise the synced copy is put
+ * back where it names a version still here (clean, its record kept; the
+ * next pull moves it on as the datastore's marker moved); else the marker
+ * names the highest version, is clean, and is forgotten, so that the next
+ * pull refreshes it; it never pushes a refused version number.
  *
  * With `unfinishedVersions: "hold"` (the tool writes every version's
  * `metadata.yaml` when it finalizes it), a version whose `raw` is here with
@@ -92,11 +94,21 @@ export async function recomputeLatest(
     await state.markDirty(marker);
     return { path: marker, version: max, dirty: true, ...was };
   }
-  for (const t of [`${max}`, `${max}\n`]) {
-    if (synced && synced.hash === (await sha256Hex(enc(t)))) {
+  // The synced copy, where it names a version still here: put back as it
+  // was, its record kept, even below a higher version here (a peer's pulled
+  // in, which the datastore's marker did not name when this cache synced
+  // it). Forgotten instead, the copy naming that version would meet, at the
+  // next pull, the datastore's marker as this cache's own write where that
+  // is this cache's (its earlier run's): kept for the push as an own write
+  // cut off before its commit, it would be published, naming a version
+  // whose files may not all be listed (its writer's push cut off).
+  const down = [...versions].sort((x, y) => y - x);
+  for (const n of synced ? down : []) {
+    for (const t of [`${n}`, `${n}\n`]) {
+      if (synced!.hash !== (await sha256Hex(enc(t)))) continue;
       await cache.write(marker, enc(t));
       await state.clean([marker]);
-      return { path: marker, version: max, dirty: false, ...was };
+      return { path: marker, version: n, dirty: false, ...was };
     }
   }
   await cache.write(marker, enc(`${max}`));
@@ -119,7 +131,7 @@ export function latestResetWarning(
     message: `${m.path} was changed here and named version ${m.was}, ${because}; it ${
       m.version === null
         ? "was removed (no version is left here; the next pull brings the datastore's)"
-        : `now names version ${m.version}, the highest left here`
+        : `now names version ${m.version}, left here (the one it named when last synced, where that version is here still; else the highest)`
     }. If you meant another version, set ${m.path} again and push.`,
     path: m.path,
   };

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { erasureFixture } from "./erasure_fixture.ts";
 import { recomputeLatest } from "./erasure_markers.ts";
+import { InMemoryStore } from "../packages/testing/mod.ts";
+import { clone, put, quick, read } from "../sync/service/clone_kit.ts";
+import { acquireModelLocks, releaseLock } from "../sync/locks/model_locks.ts";
+import { ModelLockLostError } from "../sync/lock_errors.ts";
+import { readIndex } from "../sync/transfer/remote_index.ts";
+import { sha256Hex } from "../sync/hash.ts";
 
+const enc = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array | null) => (b ? new TextDecoder().decode(b) : null);
 const D = "data/t/m/d";
 
@@ -93,4 +100,43 @@ Deno.test("recomputeLatest never names a version still being written where unfin
   const p = await recomputeLatest(pushed.cache, pushed.state, `${D}/latest`);
   assert.equal(p.version, 2);
   assert.equal(text(await pushed.cache.read(`${D}/latest`)), "2");
+});
+
+Deno.test("a refused run's marker, recomputed to a peer's version pulled in over a marker this cache wrote, is never pushed", async () => {
+  const store = new InMemoryStore();
+  const model = "shell/cmd/m0";
+  const data = `data/${model}/log`;
+  const marker = `${data}/latest`;
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  // a publishes version 1 and its marker: the store's marker object is a's own write.
+  await put(a, `${data}/1/metadata.yaml`, "version: 1\n");
+  await put(a, `${data}/1/raw`, "one");
+  await put(a, marker, "1");
+  await a.pushChanged();
+  await b.pullChanged();
+  // b's run of version 2 got its metadata.yaml published, its raw not yet (its upload
+  // failed), and no marker: the index lists 2/metadata.yaml alone.
+  await put(b, `${data}/2/metadata.yaml`, "version: 2\n");
+  await b.pushChanged();
+  // a pulls that file in, then runs version 3 under its model lock, which a breakglass takes.
+  await a.pullChanged();
+  assert.equal(await read(a, `${data}/2/metadata.yaml`), "version: 2\n");
+  const run = await acquireModelLocks(a, [model]);
+  await put(a, `${data}/3/metadata.yaml`, "version: 3\n");
+  await put(a, `${data}/3/raw`, "three");
+  await put(a, marker, "3");
+  await releaseLock(b, { model, force: true });
+  await assert.rejects(run.push([`${data}/3`]), ModelLockLostError);
+  await run.release();
+  // The marker's local copy names no version of the refused run; a's next sync
+  // publishes nothing of it, and no marker naming a version whose raw is unlisted.
+  await a.pushChanged();
+  await a.pullChanged();
+  await a.pushChanged();
+  assert.equal(store.peekText(marker), "1");
+  const index = await readIndex(store, quick.retry);
+  assert.equal(index?.entries[marker]?.h, await sha256Hex(enc("1")));
+  assert.equal(await read(a, marker), "1");
+  assert.deepEqual(a.state.dirtyPaths(), []);
 });
