@@ -345,3 +345,23 @@ Deno.test("chaos regression: an old client's deletion that an old client's pull 
     '{"seed":217800345,"clones":3,"kinds":["core-single-phase","core","api"],"oldClients":true,"indexFirst":true,"etag":true,"ops":[{"id":77,"kind":"run","clone":1,"model":0,"data":1,"workMs":0},{"id":62,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":65,"kind":"tick","n":43,"pick":244141453},{"id":66,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":67,"kind":"tick","n":30,"pick":1099280217},{"id":68,"kind":"sync","clone":2},{"id":52,"kind":"reshape","clone":2,"file":3,"how":"push"},{"id":54,"kind":"sync","clone":1},{"id":55,"kind":"tick","n":40,"pick":2020323940},{"id":0,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":1,"kind":"tick","n":17,"pick":445390632},{"id":29,"kind":"sibling","clone":1,"how":"push","workMs":45000},{"id":30,"kind":"sync","clone":1},{"id":31,"kind":"tick","n":48,"pick":529009620},{"id":22,"kind":"oldpush","clone":2,"file":3,"del":true},{"id":21,"kind":"oldpush","clone":2,"file":4,"del":true},{"id":26,"kind":"oldpull","clone":1},{"id":5,"kind":"tick","n":15,"pick":1669516456},{"id":6,"kind":"resolve","clone":0,"pick":0,"how":"mine"},{"id":8,"kind":"edit","clone":0,"file":1,"how":"mark"},{"id":9,"kind":"tick","n":17,"pick":997049194},{"id":10,"kind":"tick","n":18,"pick":1504930726}]}',
   );
 });
+
+/**
+ * I14 (seed 217700454, `--torn-log-share 1 --shared-cache-share 1`, shrunk
+ * to 40 operations): c0's run published version 2 of m0's `log` and its
+ * marker, so the store's marker object was c0's own write. c2's run of
+ * version 3 got its `metadata.yaml` committed, its `raw` upload failing
+ * (flaky puts), and no marker. c0 pulled that `metadata.yaml` in, ran
+ * version 4, and lost its lock to a breakglass. The erasure recomputed the
+ * marker to the highest version left in c0's cache, 3, and forgot its
+ * synced record; the refresh then took the unsynced copy for c0's own write
+ * over the store's marker (c0 wrote that one), kept it dirty, and the next
+ * sync published `latest` = 3 while the index listed no `3/raw`. The
+ * recomputation now puts back the synced copy where it names a version
+ * still in the cache.
+ */
+Deno.test("chaos regression: a refused run's marker is put back to its synced copy, never published naming a peer's version pulled in half (I14, seed 217700454)", async () => {
+  await clean(
+    '{"seed":217700454,"clones":4,"absentOnError":true,"v2":true,"kinds":["api","core-single-phase","api","api"],"skewMs":[118969,0,0,0],"setAsideFlaky":true,"ops":[{"id":0,"kind":"tick","n":28,"pick":332052419},{"id":1,"kind":"run","clone":3,"model":0,"data":1,"workMs":45000},{"id":2,"kind":"tick","n":3,"pick":322987105},{"id":3,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":4,"kind":"tick","n":21,"pick":735270365},{"id":5,"kind":"tick","n":14,"pick":1370833050},{"id":6,"kind":"run","clone":0,"model":0,"data":1,"workMs":15000},{"id":7,"kind":"run","clone":2,"model":0,"data":1,"workMs":15000},{"id":8,"kind":"breakglass","model":1},{"id":75,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":76,"kind":"tick","n":50,"pick":1151154804},{"id":77,"kind":"sync","clone":1},{"id":78,"kind":"torn","clone":1,"file":5,"pick":1680697856},{"id":79,"kind":"tick","n":43,"pick":1497794522},{"id":9,"kind":"edit","clone":2,"file":1,"how":"mark"},{"id":10,"kind":"edit","clone":1,"file":2,"how":"push"},{"id":11,"kind":"lockfile","clone":3,"set":"@chaos/ext-11"},{"id":12,"kind":"flaky","call":"put","count":3,"afterEffect":false},{"id":13,"kind":"tick","n":16,"pick":1397525615},{"id":14,"kind":"tick","n":8,"pick":1549681869},{"id":26,"kind":"tick","n":6,"pick":1059189389},{"id":27,"kind":"run","clone":0,"model":0,"data":1,"workMs":15000},{"id":28,"kind":"tick","n":13,"pick":868337856},{"id":29,"kind":"edit","clone":2,"file":4,"how":"hand"},{"id":30,"kind":"breakglass","model":0},{"id":31,"kind":"lockfile","clone":3,"remove":"@chaos/ext-11"},{"id":32,"kind":"breakglass","model":0},{"id":33,"kind":"tick","n":28,"pick":524223499},{"id":34,"kind":"sync","clone":0},{"id":38,"kind":"edit","clone":1,"file":2,"how":"push"},{"id":39,"kind":"tick","n":23,"pick":1099003380},{"id":40,"kind":"vanish","file":2},{"id":68,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":69,"kind":"edit","clone":0,"file":2,"how":"push"},{"id":70,"kind":"delete","clone":0,"file":2,"how":"push"},{"id":42,"kind":"tick","n":20,"pick":1385572388},{"id":80,"kind":"edit","clone":3,"file":1,"how":"push"},{"id":81,"kind":"tick","n":45,"pick":1926546092},{"id":82,"kind":"edit","clone":3,"file":3,"how":"push"},{"id":83,"kind":"tick","n":58,"pick":1226557940}]}',
+  );
+});
