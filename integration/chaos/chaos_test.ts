@@ -61,6 +61,7 @@ const LATEST_OFF = {
   shardCutShare: 0,
   checkedWindowShare: 0,
   republishedShare: 0,
+  markerTakenBackShare: 0,
 } as const;
 
 function describe(results: readonly HistoryResult[]): string {
@@ -793,6 +794,7 @@ const MOVE_SHARES = [
   "shardCutShare",
   "checkedWindowShare",
   "republishedShare",
+  "markerTakenBackShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */

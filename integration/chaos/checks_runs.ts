@@ -253,11 +253,8 @@ export class RunChecks extends OtherWriterChecks {
       const n = this.#markerNumbers.get(e.h);
       const raw = `${path.slice(0, -"latest".length)}${n}/raw`;
       if (n === undefined || Object.hasOwn(index, raw)) continue;
-      // Its raw output deleted by another tool, and its entry removed since,
-      // or by its clone's user (a run not acknowledged: `delete` with `run`).
-      if (this.vanishedObjects.some((v) => v.path === raw) || this.userDeletedRaws.has(raw)) {
-        continue;
-      }
+      // Its raw output deleted by another tool, and its entry removed since.
+      if (this.vanishedObjects.some((v) => v.path === raw)) continue;
       this.violate({
         invariant: "I14",
         message:

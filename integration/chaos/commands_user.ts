@@ -236,7 +236,6 @@ export function moveCommand(
               null,
               hash,
             );
-            if (f.path.endsWith("/raw")) env.truth.userDeletedRaws.add(f.path);
             await Deno.remove(`${svc.cacheDir}/${f.path}`);
             gone.push(f.path);
           }

@@ -115,6 +115,8 @@ export interface GenerateOptions {
   readonly checkedWindowShare?: number;
   /** Chance that a v1 history with old clients on a store whose versions are ETags, with three clones or more, starts with a file taken back, its bytes published again, their entry dropped by an old client, then edited by a peer (see {@link insertRepublished}); default 0.05. */
   readonly republishedShare?: number;
+  /** Chance that a history starts with a clone's run committed with its answer lost, its version then deleted here and pushed, the marker naming it (see {@link insertMarkerTakenBack}); default 0.05. */
+  readonly markerTakenBackShare?: number;
 }
 
 /**

@@ -56,9 +56,10 @@
  *   clones alone, no adoption or move: see `workload.ts`), every `latest`
  *   marker the remote index names that a run wrote (not a user's marker
  *   edit) names a version whose `raw` the index names too (but a `raw`
- *   another tool deleted: I19; or one of a run not acknowledged that its
- *   clone's user deleted, `delete` with `run`): no reader is pointed at
- *   files the index does not list;
+ *   another tool deleted: I19; not one of a run not acknowledged that its
+ *   clone's user deleted, `delete` with `run`, as the push of that deletion
+ *   must not name a marker pointing at it): no reader is pointed at files
+ *   the index does not list;
  * - I15: every clone ends with one shape per path (`shapes.ts`);
  * - I16: every command that fails says why with a stable code: none ends
  *   in an error that is not a Sluice error (a raw filesystem error, say;

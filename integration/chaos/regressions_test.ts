@@ -365,3 +365,21 @@ Deno.test("chaos regression: a refused run's marker is put back to its synced co
     '{"seed":217700454,"clones":4,"absentOnError":true,"v2":true,"kinds":["api","core-single-phase","api","api"],"skewMs":[118969,0,0,0],"setAsideFlaky":true,"ops":[{"id":0,"kind":"tick","n":28,"pick":332052419},{"id":1,"kind":"run","clone":3,"model":0,"data":1,"workMs":45000},{"id":2,"kind":"tick","n":3,"pick":322987105},{"id":3,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":4,"kind":"tick","n":21,"pick":735270365},{"id":5,"kind":"tick","n":14,"pick":1370833050},{"id":6,"kind":"run","clone":0,"model":0,"data":1,"workMs":15000},{"id":7,"kind":"run","clone":2,"model":0,"data":1,"workMs":15000},{"id":8,"kind":"breakglass","model":1},{"id":75,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":76,"kind":"tick","n":50,"pick":1151154804},{"id":77,"kind":"sync","clone":1},{"id":78,"kind":"torn","clone":1,"file":5,"pick":1680697856},{"id":79,"kind":"tick","n":43,"pick":1497794522},{"id":9,"kind":"edit","clone":2,"file":1,"how":"mark"},{"id":10,"kind":"edit","clone":1,"file":2,"how":"push"},{"id":11,"kind":"lockfile","clone":3,"set":"@chaos/ext-11"},{"id":12,"kind":"flaky","call":"put","count":3,"afterEffect":false},{"id":13,"kind":"tick","n":16,"pick":1397525615},{"id":14,"kind":"tick","n":8,"pick":1549681869},{"id":26,"kind":"tick","n":6,"pick":1059189389},{"id":27,"kind":"run","clone":0,"model":0,"data":1,"workMs":15000},{"id":28,"kind":"tick","n":13,"pick":868337856},{"id":29,"kind":"edit","clone":2,"file":4,"how":"hand"},{"id":30,"kind":"breakglass","model":0},{"id":31,"kind":"lockfile","clone":3,"remove":"@chaos/ext-11"},{"id":32,"kind":"breakglass","model":0},{"id":33,"kind":"tick","n":28,"pick":524223499},{"id":34,"kind":"sync","clone":0},{"id":38,"kind":"edit","clone":1,"file":2,"how":"push"},{"id":39,"kind":"tick","n":23,"pick":1099003380},{"id":40,"kind":"vanish","file":2},{"id":68,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":69,"kind":"edit","clone":0,"file":2,"how":"push"},{"id":70,"kind":"delete","clone":0,"file":2,"how":"push"},{"id":42,"kind":"tick","n":20,"pick":1385572388},{"id":80,"kind":"edit","clone":3,"file":1,"how":"push"},{"id":81,"kind":"tick","n":45,"pick":1926546092},{"id":82,"kind":"edit","clone":3,"file":3,"how":"push"},{"id":83,"kind":"tick","n":58,"pick":1226557940}]}',
   );
 });
+
+/**
+ * I14 (seed 218100011, `--marker-taken-back-share 1`, shrunk to 7
+ * operations): c0's run published version 1 of m0's `out` and its marker;
+ * its next run's commit landed with its answer lost (version 2 and the
+ * marker naming it committed, recorded as synced nowhere). c0's user
+ * deleted version 2 here and pushed: the push published the marker "2"
+ * (its own committed upload), then took back version 2's files, so the
+ * index named a marker pointing at a version it did not list. I14 had
+ * spared any raw output its clone's user deleted (`delete` with `run`);
+ * it spares them no longer. The push now holds the marker and puts the
+ * committed one back (5042344).
+ */
+Deno.test("chaos regression: a delete push taking back the version its marker names leaves no marker naming it (I14, seed 218100011)", async () => {
+  await clean(
+    '{"seed":218100011,"clones":4,"kinds":["api","api","api","core"],"indexFirst":true,"checkedDeletes":true,"reusedLocks":true,"ops":[{"id":45,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":47,"kind":"crash","clone":0,"at":"answer","queued":true},{"id":48,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":49,"kind":"tick","n":18,"pick":1181319966},{"id":50,"kind":"delete","clone":0,"file":0,"how":"push","run":48},{"id":51,"kind":"tick","n":33,"pick":1729423079},{"id":53,"kind":"tick","n":46,"pick":1593593127}]}',
+  );
+});

@@ -82,6 +82,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       shardCutShare: 0,
       checkedWindowShare: 0,
       republishedShare: 0,
+      markerTakenBackShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -105,6 +106,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       shardCutShare: 0,
       checkedWindowShare: 0,
       republishedShare: 0,
+      markerTakenBackShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.

@@ -153,8 +153,6 @@ export async function* walk(dir: string, rel = ""): AsyncGenerator<string> {
 export class TruthRecords {
   /** Model runs, in start order. */
   readonly runs: RunRecord[] = [];
-  /** The `raw` outputs of runs not acknowledged that their clone's user deleted (`delete` with `run`). */
-  readonly userDeletedRaws = new Set<string>();
   /**
    * Files of committed versions a clone's user deleted while the marker
    * there named their version (`delete` with `committed`): held by the
