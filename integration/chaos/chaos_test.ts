@@ -62,6 +62,7 @@ const LATEST_OFF = {
   checkedWindowShare: 0,
   republishedShare: 0,
   markerTakenBackShare: 0,
+  cutTakeBackShare: 0,
 } as const;
 
 function describe(results: readonly HistoryResult[]): string {
@@ -795,6 +796,7 @@ const MOVE_SHARES = [
   "checkedWindowShare",
   "republishedShare",
   "markerTakenBackShare",
+  "cutTakeBackShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */

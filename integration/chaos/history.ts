@@ -49,6 +49,7 @@ import { insertShardCut } from "./moves_shard_cut.ts";
 import { insertCheckedWindow } from "./moves_checked_window.ts";
 import { insertRepublished } from "./moves_republished.ts";
 import { insertMarkerTakenBack } from "./moves_marker_taken_back.ts";
+import { insertCutTakeBack } from "./moves_cut_take_back.ts";
 import { insertTakeBackFault } from "./moves_take_back.ts";
 import { markSaveGap } from "./moves_save_gap.ts";
 import {
@@ -462,6 +463,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   insertRepublished(ops, kinds, republished, own(0x72707562), options.republishedShare ?? 0.05);
   // From a generator of its own: the operations above stay as they were.
   insertMarkerTakenBack(ops, clones, own(0x6d6b7462), options.markerTakenBackShare ?? 0.05);
+  // From a generator of its own: the operations above stay as they were.
+  insertCutTakeBack(ops, kinds, republished, own(0x63746b62), options.cutTakeBackShare ?? 0.05);
   // From a generator of its own, once every run is marked `parallel` or not.
   markSaveGap(ops, seed, options.saveGapShare ?? 0.05);
   // From a generator of its own: the operations above stay as they were.

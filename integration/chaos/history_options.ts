@@ -117,6 +117,8 @@ export interface GenerateOptions {
   readonly republishedShare?: number;
   /** Chance that a history starts with a clone's run committed with its answer lost, its version then deleted here and pushed, the marker naming it (see {@link insertMarkerTakenBack}); default 0.05. */
   readonly markerTakenBackShare?: number;
+  /** Chance that a history {@link insertRepublished} takes starts with its block, the take-back cut off before its delete, finished by the clone's next push (see {@link insertCutTakeBack}); default 0.05. */
+  readonly cutTakeBackShare?: number;
 }
 
 /**

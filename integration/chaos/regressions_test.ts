@@ -383,3 +383,22 @@ Deno.test("chaos regression: a delete push taking back the version its marker na
     '{"seed":218100011,"clones":4,"kinds":["api","api","api","core"],"indexFirst":true,"checkedDeletes":true,"reusedLocks":true,"ops":[{"id":45,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":47,"kind":"crash","clone":0,"at":"answer","queued":true},{"id":48,"kind":"run","clone":0,"model":0,"data":0,"workMs":0},{"id":49,"kind":"tick","n":18,"pick":1181319966},{"id":50,"kind":"delete","clone":0,"file":0,"how":"push","run":48},{"id":51,"kind":"tick","n":33,"pick":1729423079},{"id":53,"kind":"tick","n":46,"pick":1593593127}]}',
   );
 });
+
+/**
+ * I37 (seed 218200034, `--cut-take-back-share 1 --old-share 1
+ * --etag-share 1`, shrunk to 17 operations; old clients, ETag versions):
+ * c0's push of config/settings-0.yaml committed with its answer lost; c0
+ * deleted it and pushed, and its take-back noted the version, took the
+ * entry out, and met a brief outage at its delete. c0's next push (its
+ * edit of another file) finished the deletion as a plain one and left the
+ * note. c4 then wrote the same bytes there again (the same ETag) inside an
+ * old client's pull window, whose write-back dropped their entry after c1
+ * synced them; c1's edit met the note as a deletion nobody made, and its
+ * upload was deleted. A deletion finishing a cut-off take-back now removes
+ * its note (1f633d9).
+ */
+Deno.test("chaos regression: a take-back cut off before its delete leaves no note once the next push finishes it (I37, seed 218200034)", async () => {
+  await clean(
+    '{"seed":218200034,"clones":5,"kinds":["api","api","api","core","api"],"oldClients":true,"etag":true,"ops":[{"id":28,"kind":"crash","clone":0,"at":"answer","queued":true},{"id":29,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":53,"kind":"blip","clone":0,"call":"delete"},{"id":33,"kind":"delete","clone":0,"file":0,"how":"push"},{"id":34,"kind":"tick","n":42,"pick":1058950447},{"id":35,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":36,"kind":"tick","n":37,"pick":1716935190},{"id":37,"kind":"crash","clone":0,"at":"commit","queued":true},{"id":38,"kind":"delete","clone":0,"file":5,"how":"push"},{"id":39,"kind":"tick","n":23,"pick":1219391300},{"id":40,"kind":"wait","ms":15500},{"id":42,"kind":"oldpull","clone":0,"window":1},{"id":43,"kind":"sync","clone":4,"edit":0,"again":{"op":29,"clone":0}},{"id":44,"kind":"tick","n":45,"pick":1493168135},{"id":45,"kind":"sync","clone":1},{"id":46,"kind":"tick","n":12,"pick":1152247888},{"id":47,"kind":"edit","clone":1,"file":0,"how":"push","dropped":true}]}',
+  );
+});

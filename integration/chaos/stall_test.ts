@@ -83,6 +83,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       checkedWindowShare: 0,
       republishedShare: 0,
       markerTakenBackShare: 0,
+      cutTakeBackShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -107,6 +108,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       checkedWindowShare: 0,
       republishedShare: 0,
       markerTakenBackShare: 0,
+      cutTakeBackShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.
