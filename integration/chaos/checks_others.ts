@@ -168,7 +168,9 @@ export class OtherWriterChecks extends TruthRecords {
    * I19 after the final sync: the bytes of each object another tool deleted
    * where a clone held them are on the store (`read`) or on a clone
    * (`cloneDirs`), unless a user changed or deleted that path since
-   * (`touched`: `LocalChanges.touched`) or took theirs there.
+   * (`touched`: `LocalChanges.touched`) or took theirs there, or an older
+   * client's blind push deleted a run's output whose clone's cache has been
+   * replaced by a copy since.
    */
   async checkVanished(
     read: (key: string) => Promise<Uint8Array | undefined>,
@@ -182,6 +184,12 @@ export class OtherWriterChecks extends TruthRecords {
         continue;
       }
       if (touched.slice(v.touchedBefore).includes(v.path)) continue;
+      // An older client's blind push deleted a run's output, and the run's
+      // clone gave up the cache that published it for a copy of another's:
+      // only the cache whose push created a data version keeps it over a
+      // deletion (README's old-client limits); a clone that pulled it follows
+      // the deletion, as a deliberate one carries nothing to tell it by.
+      if (v.blindRun !== undefined && this.givenUpRuns.has(v.blindRun)) continue;
       if (this.letGoPaths.slice(v.letGoBefore).includes(v.path)) continue;
       if (await read(v.path)) continue;
       let kept = false;

@@ -91,7 +91,11 @@
  *   an entry is removed it names a missing object, which I7 and I8 allow.
  *   A run's `raw` another client published again with other bytes (a
  *   `vanish` move with `rewrite`) is, after the final sync, still held by
- *   every clone that held it then, at its path or set aside;
+ *   every clone that held it then, at its path or set aside. One an older
+ *   client's push deleted blind (`blind`) is spared once the run's clone
+ *   gave up the cache its run published from for a copy (`copy` moves):
+ *   only the cache whose push created a data version keeps it over a
+ *   deletion, and a clone that pulled it follows the deletion;
  * - I20: a push that succeeds accounts for every local change it was asked
  *   to publish: published, still marked dirty, or named in its result
  *   (`accounted.ts`).

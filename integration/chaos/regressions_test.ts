@@ -402,3 +402,23 @@ Deno.test("chaos regression: a take-back cut off before its delete leaves no not
     '{"seed":218200034,"clones":5,"kinds":["api","api","api","core","api"],"oldClients":true,"etag":true,"ops":[{"id":28,"kind":"crash","clone":0,"at":"answer","queued":true},{"id":29,"kind":"edit","clone":0,"file":0,"how":"push"},{"id":53,"kind":"blip","clone":0,"call":"delete"},{"id":33,"kind":"delete","clone":0,"file":0,"how":"push"},{"id":34,"kind":"tick","n":42,"pick":1058950447},{"id":35,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":36,"kind":"tick","n":37,"pick":1716935190},{"id":37,"kind":"crash","clone":0,"at":"commit","queued":true},{"id":38,"kind":"delete","clone":0,"file":5,"how":"push"},{"id":39,"kind":"tick","n":23,"pick":1219391300},{"id":40,"kind":"wait","ms":15500},{"id":42,"kind":"oldpull","clone":0,"window":1},{"id":43,"kind":"sync","clone":4,"edit":0,"again":{"op":29,"clone":0}},{"id":44,"kind":"tick","n":45,"pick":1493168135},{"id":45,"kind":"sync","clone":1},{"id":46,"kind":"tick","n":12,"pick":1152247888},{"id":47,"kind":"edit","clone":1,"file":0,"how":"push","dropped":true}]}',
   );
 });
+
+/**
+ * I19, the checker's (seed 218500189, `--checked-delete-share 1
+ * --blind-share 1 --vanish-share 1`, shrunk to 6 operations; a v2 index,
+ * c1's clock 81.7 s off the store's): c2's run published
+ * data/shell/cmd/m1/out/1/raw, and c1's resolution pulled it. An older
+ * client's push that never had the version deleted it, object and entry;
+ * then c2's cache was replaced by a copy of c0's, which never held it. c1's
+ * final pull met the deletion and removed the copy it had only pulled, as
+ * README's old-client limits say (only the cache whose push created a data
+ * version keeps it over a deletion: none tells a blind deletion from a
+ * deliberate one), and that cache had gone with its user's choice of the
+ * copy. I19 now spares a blind deletion of a run's output once the run's
+ * clone gave up the cache its run published from.
+ */
+Deno.test("chaos regression: a run's output an older client's push deleted blind, its run's cache given up for a copy, follows the deletion on a clone that only pulled it (I19, seed 218500189)", async () => {
+  await clean(
+    '{"seed":218500189,"clones":3,"v2":true,"skewMs":[0,81733,0],"indexFirst":true,"checkedDeletes":true,"ops":[{"id":5,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"parallel":true},{"id":6,"kind":"resolve","clone":1,"pick":3,"how":"merged"},{"id":32,"kind":"run","clone":2,"model":1,"data":0,"workMs":0,"streamed":true},{"id":33,"kind":"tick","n":52,"pick":95230369},{"id":34,"kind":"vanish","file":3,"run":32,"blind":true},{"id":64,"kind":"copy","clone":2,"from":0}]}',
+  );
+});

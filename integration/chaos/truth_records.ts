@@ -299,6 +299,11 @@ export class TruthRecords {
     /** A clone's user had deleted the file it synced there, and not pushed that yet (its push may delete the path). */
     pending: boolean;
     /**
+     * With an older client's blind push (a `vanish` with `blind`): the run
+     * whose raw output it deleted.
+     */
+    blindRun?: number;
+    /**
      * The version the remote index named at the path when the object went:
      * another than `version` where a write no commit named yet had replaced
      * it (the index then names an object gone for the same deletion).
@@ -307,6 +312,12 @@ export class TruthRecords {
   }[] = [];
   /** Paths a user let go of by taking theirs, in order. */
   protected readonly letGoPaths: string[] = [];
+  /**
+   * Runs acknowledged whose clone's cache was replaced by a copy since: the
+   * cache whose push created their versions, the one copy a pull keeps over
+   * a deletion of them on the datastore, went with it.
+   */
+  protected readonly givenUpRuns = new Set<number>();
   /** Violations found so far. */
   readonly violations: Violation[] = [];
   readonly #seen = new Set<string>();
@@ -318,12 +329,16 @@ export class TruthRecords {
    */
   cacheReplaced(clone: number): void {
     for (const v of this.vanishedObjects) v.holders = v.holders.filter((c) => c !== clone);
+    for (const r of this.runs) {
+      if (r.clone === clone && r.outcome === "success") this.givenUpRuns.add(r.op);
+    }
   }
 
   /**
    * Another tool deleted the object at `path` (op `op`), holding `bytes` at
    * `version`; `holders` held them; the remote index named `indexed` there
-   * then (undefined: nothing).
+   * then (undefined: nothing); `blindRun`: the run whose raw output an older
+   * client's blind push deleted so.
    */
   async vanished(
     op: number,
@@ -335,9 +350,11 @@ export class TruthRecords {
     pending = false,
     indexed?: string,
     rewritten = false,
+    blindRun?: number,
   ): Promise<void> {
     this.vanishedObjects.push({
       rewritten,
+      ...(blindRun !== undefined ? { blindRun } : {}),
       op,
       path,
       bytes,

@@ -135,6 +135,7 @@ export abstract class WorldTools extends WorldStores {
       pending,
       indexed,
       op.rewrite === true,
+      op.blind && op.run !== undefined ? op.run : undefined,
     );
   }
 
