@@ -88,7 +88,13 @@ async function writeVersion(svc: SyncService, text: string, meta: string): Promi
   return V1;
 }
 
-Deno.test("a run refused for its lost lock erases the uploads an earlier push of its version left uncommitted, so the next run of that version is not lost to them", async () => {
+/**
+ * A's first push of version 1 stops between its uploads and its commit; a
+ * breakglass frees the lock, and the run's next push is refused for it
+ * (with `failLook`, the datastore failing every look at version 1's paths
+ * meanwhile). A's next run then writes version 1 anew and must publish it.
+ */
+async function refusedAfterStoppedPush(failLook: boolean) {
   const inner = new InMemoryStore();
   // The store goes down once both files of A's first push have landed:
   // that push stops between its uploads and its commit.
@@ -113,11 +119,21 @@ Deno.test("a run refused for its lost lock erases the uploads an earlier push of
   assert.equal(inner.peekText(`${V1}/raw`), "A's data", "its uploads landed, named by no index");
   // A breakglass frees the lock; the run's next push is refused for it.
   await releaseLock(b, { model: "t/m", force: true });
+  if (failLook) inner.failNext("head", 1000, undefined, { match: (k) => k.startsWith(`${V1}/`) });
   const refused = await run.push([dir]).then(() => undefined, (e) => e);
+  inner.heal();
   assert.ok(refused instanceof ModelLockLostError, String(refused));
   await run.release();
-  assert.equal(inner.peekText(`${V1}/raw`), undefined, "the refused run's upload is erased");
-  assert.equal(inner.peekText(`${V1}/metadata.yaml`), undefined);
+  if (failLook) {
+    // Not looked at: left, and said to be left, for the next push to erase.
+    assert.equal(inner.peekText(`${V1}/raw`), "A's data");
+    assert.ok(refused.message.includes("erasure_pending"), refused.message);
+    assert.ok(refused.message.includes(`${V1}/raw`), refused.message);
+    assert.ok(!refused.message.includes("Nothing was pushed"), refused.message);
+  } else {
+    assert.equal(inner.peekText(`${V1}/raw`), undefined, "the refused run's upload is erased");
+    assert.equal(inner.peekText(`${V1}/metadata.yaml`), undefined);
+  }
   // A's next run writes version 1 anew, other bytes, and publishes it.
   const again = await acquireModelLocks(a, ["t/m"]);
   await writeVersion(a, "A's second data", "version: 1\nrun: second\n");
@@ -127,4 +143,12 @@ Deno.test("a run refused for its lost lock erases the uploads an earlier push of
   const index = await readIndex(inner, { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 });
   assert.ok(index && Object.hasOwn(index.entries, `${V1}/raw`), "version 1 is published");
   assert.equal(inner.peekText(`${V1}/raw`), "A's second data");
+}
+
+Deno.test("a run refused for its lost lock erases the uploads an earlier push of its version left uncommitted, so the next run of that version is not lost to them", async () => {
+  await refusedAfterStoppedPush(false);
+});
+
+Deno.test("uploads an earlier push left that the refusal could not look at are said to be left and erased by the next push, so the next run of that version is not lost to them", async () => {
+  await refusedAfterStoppedPush(true);
 });
