@@ -14,11 +14,23 @@ import type { ObjectStore } from "../sync/ports.ts";
 /** File name of the journal inside the cache's state directory. */
 export const ERASURE_JOURNAL = "erasure.json";
 
-/** A remote object a refused push wrote, to be deleted while it still has `version`. */
+/**
+ * A remote object a refused push wrote, to be deleted while it still has
+ * `version` ({@link UNLOOKED}: not known yet, see there).
+ */
 export interface UploadRef {
   readonly path: string;
   readonly version: string;
 }
+
+/**
+ * The version of an upload an earlier push of this cache may have left at a
+ * path a refusal erases, that the refusal could not look at (the datastore
+ * failed the look): the erasure looks again, and deletes the object found
+ * there only when it carries this cache's writer id (at the version found,
+ * and only while no index names it); until then it stays pending.
+ */
+export const UNLOOKED = "";
 
 /** A version directory that could not be attributed to the refused run, and why. */
 export interface Unattributable {

@@ -17,7 +17,7 @@ import type { ObjectStore } from "../sync/ports.ts";
 import { type IndexEntry, readIndex, unlistedEntries } from "../sync/transfer/remote_index.ts";
 import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
-import type { UploadRef } from "./erasure_journal.ts";
+import { UNLOOKED, type UploadRef } from "./erasure_journal.ts";
 import { putBackErased } from "./erasure_put_back.ts";
 
 /** One attempt: a failed read leaves the deletions pending for the next push. */
@@ -94,6 +94,7 @@ export async function deleteUploads(
   now?: () => number,
 ): Promise<DeleteOutcome> {
   const out: DeleteOutcome = { deleted: [], kept: [], pending: [], restored: [] };
+  uploads = await lookedAt(store, uploads, writerId, out, signal);
   if (uploads.length === 0) return out;
   const paths = uploads.map((u) => u.path);
   // The index's entries, and those of the uploads' paths in a v2 shard the
@@ -108,7 +109,7 @@ export async function deleteUploads(
   try {
     named = await read();
   } catch {
-    return { ...out, pending: [...uploads] };
+    return { ...out, pending: [...out.pending, ...uploads] };
   }
   const hashes = new Map<string, Promise<string | null>>();
   const hashOf = (path: string) => {
@@ -241,4 +242,37 @@ export async function deleteUploads(
     else out.kept.push(u.path);
   }
   return out;
+}
+
+/**
+ * `uploads` with the version of each {@link UNLOOKED} one found now: the
+ * object at its path when it carries this cache's writer id (`writerId`);
+ * anything else there (nothing, another writer's object) is no upload of
+ * this cache's, and is `kept`; a look that fails leaves it `pending`, as it
+ * was.
+ */
+async function lookedAt(
+  store: ObjectStore,
+  uploads: readonly UploadRef[],
+  writerId: string | null,
+  out: DeleteOutcome,
+  signal?: AbortSignal,
+): Promise<UploadRef[]> {
+  const known: UploadRef[] = [];
+  for (const u of uploads) {
+    if (u.version !== UNLOOKED) {
+      known.push(u);
+      continue;
+    }
+    try {
+      const head = await store.head(u.path, { signal });
+      if (head && writerId !== null && head.metadata?.[WRITER_METADATA] === writerId) {
+        known.push({ path: u.path, version: head.version });
+      } else out.kept.push(u.path);
+    } catch (e) {
+      if (e instanceof AbortedError) throw e;
+      out.pending.push(u);
+    }
+  }
+  return known;
 }

@@ -33,7 +33,7 @@ import {
 import { putBackOverwrittenMarkers } from "./held_marker_put_back.ts";
 import { AbortedError } from "../sync/errors.ts";
 import { readWriterId, WRITER_METADATA } from "../sync/transfer/writer_id.ts";
-import type { UploadRef } from "./erasure_journal.ts";
+import { UNLOOKED, type UploadRef } from "./erasure_journal.ts";
 
 export { hold, REFUSED_RUN_ERASER, resume } from "./refused_run_hold.ts";
 
@@ -175,8 +175,10 @@ export async function refuse(
  * found now, and only while no index names it). Left in place, the next run
  * of that version number would meet them as a version published from here
  * and lose its own to them (`version_exists`), while the erasure's refresh
- * left nothing to name them. A look that fails leaves them where they are,
- * as every refusal did before.
+ * left nothing to name them. A path whose look fails is journaled all the
+ * same ({@link UNLOOKED}): the erasure looks again, now or at the next
+ * push, before that push uploads anything, and the refusal says the upload
+ * is left meanwhile (`erasure_pending`).
  */
 async function earlierUploads(
   ctx: PushContext,
@@ -200,6 +202,8 @@ async function earlierUploads(
         }
       } catch (e) {
         if (e instanceof AbortedError) throw e;
+        // Not looked at: journaled all the same, the erasure looks again.
+        out.push({ path, version: UNLOOKED });
       }
     }
   }
@@ -221,7 +225,7 @@ function leftOnStore(err: ModelLockLostError, left: readonly { path: string }[])
   const paths = left.map((u) => u.path).join(", ");
   err.message = err.message.replace(
     "Nothing was pushed;",
-    `Nothing was published, but ${paths} (uploaded by this push, named by no index) could not be deleted from the datastore yet (erasure_pending): ${
+    `Nothing was published, but ${paths} (uploaded by this run, named by no index) could not be deleted from the datastore yet (erasure_pending): ${
       one ? "it stays" : "they stay"
     } there, unpublished, until the next push deletes ${one ? "it" : "them"};`,
   );
