@@ -160,3 +160,33 @@ Deno.test("a delete push taking back the only version a first marker names takes
   assert.equal(store.peek(MARKER), undefined, "no marker is left naming nothing");
   assert.equal(await read(fresh, MARKER), undefined);
 });
+
+Deno.test("a first marker naming only a version taken back, whose take-back's look failed, is taken back by the next push", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await put(a, `${DATA}/2/metadata.yaml`, "version: 2\n");
+  await put(a, `${DATA}/2/raw`, "a's raw 2");
+  await put(a, MARKER, "2");
+  store.failNext("put", 1, () => new UnreachableError("cut off"), {
+    afterEffect: true,
+    match: isIndexKey,
+  });
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  await Deno.remove(`${a.cacheDir}/${DATA}/2`, { recursive: true });
+  await a.markDirty({ relPaths: [`${DATA}/2/metadata.yaml`, `${DATA}/2/raw`] });
+  // The delete push's look at the marker's upload fails: it stands.
+  store.failNext("get", 1, () => new UnreachableError("flaky"), { match: (k) => k === MARKER });
+  const r = await a.pushChanged();
+  assert.equal(store.peek(`${DATA}/2/raw`), undefined, "version 2 is taken back");
+  assert.ok(r.skipped.some((s) => s.path === MARKER), "the marker is held");
+  assert.equal(store.peekText(MARKER), "2", "the look failed: the upload stands");
+  // The next push holds the marker (its version neither here nor listed) and takes it back.
+  const again = await a.pushChanged();
+  assert.ok(again.skipped.some((s) => s.path === MARKER), "the marker is held");
+  assert.ok(a.state.dirtyPaths().includes(MARKER), "the marker stays dirty");
+  assert.equal(store.peek(MARKER), undefined, "no marker is left naming nothing");
+  await assertIndexCurrent(store, { held: true });
+  const fresh = await clone(store, "fresh");
+  await fresh.pullChanged();
+  assert.equal(await read(fresh, MARKER), undefined);
+});
