@@ -85,7 +85,7 @@ export function markerAfterVersion(): Middleware<WriteContext> {
       if (listed === "listed") return await next();
       const back = listed === "taken-back";
       const reason = back ? markerTakenBackReason(ctx.key, dir) : markerUnlistedReason(dir);
-      await hold(ctx, dir, reason, back);
+      await hold(ctx, dir, reason, true);
       return;
     }
     const written = writtenBy(push);
@@ -126,15 +126,17 @@ function writtenBy(push: PushContext): ReadonlySet<string> {
  * so no such check runs, and the marker's bytes here may name a version
  * that is never published: another tool's), and a peer's marker write would
  * wait on it. One committed (its answer lost) stays, unless it names the
- * version `dir` this push takes back (`takenBack`): it goes with it. Best
- * effort: a failed look or delete leaves it, still recorded, to the next
- * push.
+ * version `dir` that no index lists once this push is done and this cache
+ * does not hold (`unlisted`: this push takes it back, or an earlier one
+ * did): it names nothing a reader could follow, and goes. Best effort: a
+ * failed look or delete leaves it, still recorded, to the next push, which
+ * finds `dir` unlisted and takes it back then.
  */
 async function hold(
   ctx: WriteContext,
   dir: string,
   reason: string,
-  takenBack = false,
+  unlisted = false,
 ): Promise<void> {
   ctx.entry.action = "skip";
   ctx.entry.keepDirty = true;
@@ -147,7 +149,7 @@ async function hold(
     push.state.attempted?.(ctx.key) === true
   ) {
     const writer = () => pushWriterId(push);
-    const named = async () => takenBack && await storeNamesDir(push, ctx.key, dir);
+    const named = async () => unlisted && await storeNamesDir(push, ctx.key, dir);
     await named().then((committed) => dropOwnStranded(push, ctx.key, writer, committed)).catch(
       (e) => {
         if (push.signal?.aborted) throw e;
