@@ -92,9 +92,10 @@ async function writeVersion(svc: SyncService, text: string, meta: string): Promi
  * A's first push of version 1 stops between its uploads and its commit; a
  * breakglass frees the lock, and the run's next push is refused for it
  * (with `failLook`, the datastore failing every look at version 1's paths
- * meanwhile). A's next run then writes version 1 anew and must publish it.
+ * meanwhile; with `lookAgain`, failing too the next push's erasure's looks
+ * at them). A's next run then writes version 1 anew and must publish it.
  */
-async function refusedAfterStoppedPush(failLook: boolean) {
+async function refusedAfterStoppedPush(failLook: boolean, lookAgain = false) {
   const inner = new InMemoryStore();
   // The store goes down once both files of A's first push have landed:
   // that push stops between its uploads and its commit.
@@ -137,6 +138,13 @@ async function refusedAfterStoppedPush(failLook: boolean) {
   // A's next run writes version 1 anew, other bytes, and publishes it.
   const again = await acquireModelLocks(a, ["t/m"]);
   await writeVersion(a, "A's second data", "version: 1\nrun: second\n");
+  if (lookAgain) {
+    // The erasure's looks fail again: the version waits on the uploads, never lost to them.
+    inner.failNext("head", 2, undefined, { match: (k) => k.startsWith(`${V1}/`) });
+    const waited = await again.push([dir]).then(() => undefined, (e) => e);
+    assert.ok(a.state.dirtyPaths().some((p) => p.startsWith(`${V1}/`)), String(waited));
+    assert.equal(await Deno.readTextFile(`${a.cacheDir}/${V1}/raw`), "A's second data");
+  }
   const second = await again.push([dir]).then(() => undefined, (e) => e);
   await again.release();
   assert.equal(second, undefined, String(second));
@@ -151,4 +159,8 @@ Deno.test("a run refused for its lost lock erases the uploads an earlier push of
 
 Deno.test("uploads an earlier push left that the refusal could not look at are said to be left and erased by the next push, so the next run of that version is not lost to them", async () => {
   await refusedAfterStoppedPush(true);
+});
+
+Deno.test("uploads an earlier push left that neither the refusal nor the next push's erasure could look at hold the next run's version back, never lose it to them", async () => {
+  await refusedAfterStoppedPush(true, true);
 });
