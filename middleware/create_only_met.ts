@@ -18,7 +18,7 @@ import { indexedEntry, replaceOwn, WRITER_METADATA } from "./own_writes.ts";
 import { adoptVersionFile, sayAdopted } from "./version_adoption.ts";
 import { loseVersion } from "./lost_version.ts";
 import { unlessSiblingWaits, versionWaits, waitVersion } from "./waiting_version.ts";
-import { readErasureJournal } from "./erasure_journal.ts";
+import { readErasureJournal, UNLOOKED } from "./erasure_journal.ts";
 
 /** The gate's registered name. */
 export const CREATE_ONLY_WRITER = "create-only-writer";
@@ -44,12 +44,15 @@ export async function remoteHash(
 /**
  * True when `version` of the write's path is an upload of a refused run that
  * this cache's erasure journal still has to delete (see
- * `refused_run_eraser.ts`), and no index names the path.
+ * `refused_run_eraser.ts`), or the journal holds the path not looked at yet
+ * (`UNLOOKED`: whatever of this cache's is there), and no index names the
+ * path.
  */
 export async function erasurePending(ctx: WriteContext, version: string): Promise<boolean> {
   const journal = await readErasureJournal(ctx.push.cache);
-  return journal.uploads.some((u) => u.path === ctx.key && u.version === version) &&
-    await indexedEntry(ctx) === undefined;
+  return journal.uploads.some((u) =>
+    u.path === ctx.key && (u.version === version || u.version === UNLOOKED)
+  ) && await indexedEntry(ctx) === undefined;
 }
 
 /** What the gate knows of its create when the key was found taken. */
