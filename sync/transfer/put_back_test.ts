@@ -101,3 +101,22 @@ Deno.test("replaceAndName takes a write that landed with its answer lost as made
   assert.equal(store.peekText(P), "same");
   assert.equal((await readIndex(store, NO_RETRY))!.entries[P].v, held.version);
 });
+
+Deno.test("replaceAndName leaves the upload, and its bytes, where a commit since named it (a peer's write of the same bytes)", async () => {
+  const { store, named, upload } = await uploadOver();
+  // A peer's write of the upload's very bytes counts as made and is
+  // committed, naming the upload in place of the version the caller read.
+  const h = await sha256Hex(enc("upload"));
+  await updateIndex(store, {
+    set: { [P]: { v: upload, h, s: 6 } },
+    remove: [],
+    base: { [P]: named.v },
+    baseGone: [P],
+  }, NO_RETRY);
+  const r = await replaceAndName(store, P, upload, enc("same"), named, { retry: NO_RETRY });
+  assert.equal(r?.kind === "named", false, JSON.stringify(r));
+  const entry = (await readIndex(store, NO_RETRY))!.entries[P];
+  assert.equal(store.peekText(P), "upload", "the committed bytes stay readable");
+  assert.equal(entry.v, (await store.head(P))?.version, "the index names what the store holds");
+  assert.equal(entry.h, h);
+});
