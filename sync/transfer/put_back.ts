@@ -12,7 +12,7 @@ import { AlreadyExistsError, NotFoundError, PreconditionFailedError } from "../e
 import { sha256Hex } from "../hash.ts";
 import { type ObjectStore, PutModes } from "../ports.ts";
 import type { RetryPolicy } from "../retry.ts";
-import { type HeldObject, type IndexEntry, updateIndex } from "./remote_index.ts";
+import { type HeldObject, type IndexEntry, readIndexAround, updateIndex } from "./remote_index.ts";
 
 /** What {@link putBackAndName} did. */
 export type PutBack =
@@ -82,10 +82,17 @@ export async function putBackAndName(
  * pull that found it empty would drop its entry from the index), then names
  * the new object in place of `named.v` as {@link putBackAndName} does, only
  * while the entry still names it (overtaken, the object is deleted again,
- * best effort). Null when `upload` was no longer there: nothing changed.
- * A write whose answer was lost is taken as landed when the store holds
- * these bytes (and that object left in place, should it not be named);
- * otherwise its failure is thrown.
+ * best effort). Null when `upload` was no longer there, or the index names
+ * another version than `named.v` right before the write: nothing changed
+ * (an entry gone, a deletion committed, goes on as overtaken). (A peer
+ * whose marker write met the upload's very bytes takes them as written and
+ * commits them, naming `upload`: the write, conditional on that version
+ * alone, would land over that peer's published object, and its naming,
+ * the store holding it, would stand over that commit, the peer's change
+ * lost without a conflict. The look leaves such a commit the window of
+ * the write.) A write whose answer was lost is taken as landed when the
+ * store holds these bytes (and that object left in place, should it not
+ * be named); otherwise its failure is thrown.
  */
 export async function replaceAndName(
   store: ObjectStore,
@@ -96,6 +103,9 @@ export async function replaceAndName(
   opts: PutBackOptions,
 ): Promise<PutBack | null> {
   const { signal } = opts;
+  // One look at the shards that can name the path (not the whole index).
+  const now = (await readIndexAround(store, path, opts.retry, signal, opts.concurrency))[path];
+  if (now !== undefined && now.v !== named.v) return null;
   let version: string;
   let written = true;
   try {

@@ -120,3 +120,12 @@ Deno.test("replaceAndName leaves the upload, and its bytes, where a commit since
   assert.equal(entry.v, (await store.head(P))?.version, "the index names what the store holds");
   assert.equal(entry.h, h);
 });
+
+Deno.test("replaceAndName leaves no upload behind where a deletion was committed since", async () => {
+  const { store, named, upload } = await uploadOver();
+  await updateIndex(store, { set: {}, remove: [P] }, NO_RETRY);
+  const r = await replaceAndName(store, P, upload, enc("same"), named, { retry: NO_RETRY });
+  assert.deepEqual(r, { kind: "overtaken", theirs: null });
+  assert.equal((await readIndex(store, NO_RETRY))?.entries[P], undefined);
+  assert.equal(await store.head(P), null, "the path is left empty, as the deletion has it");
+});
