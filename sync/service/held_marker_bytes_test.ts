@@ -27,7 +27,11 @@ const MARKER = `${DATA}/latest`;
  * marker upload (the put-back's). Asserts that the committed marker is back
  * or that the refusal said it is not, with the way out, which it follows.
  */
-async function refusedOver(committed: string, failPutBack: boolean) {
+async function refusedOver(
+  committed: string,
+  failPutBack: boolean,
+  way: "keep" | "discard" = "keep",
+) {
   const store = new InMemoryStore();
   let step: "off" | "fence" | "put-back" = "off";
   const a = await clone(
@@ -75,6 +79,15 @@ async function refusedOver(committed: string, failPutBack: boolean) {
     assert.equal(told.length, 1, JSON.stringify(warnings.map((w) => w.code)));
     assert.equal(told[0].path, MARKER);
     assert.ok(told[0].message.includes(`sluice held ${V2} --keep`), told[0].message);
+    if (way === "discard") {
+      // The other way out it names: the marker recomputed here, then pushed over the upload.
+      assert.ok(told[0].message.includes("then push"), told[0].message);
+      assert.deepEqual(await resolveHeldVersions(a, [V2], "discard"), [V2]);
+      await a.pushChanged();
+      assert.equal(store.peekText(MARKER), await read(a, MARKER));
+      await assertIndexCurrent(store, { held: true });
+      return;
+    }
     // The way out it names publishes the held version and its marker.
     assert.deepEqual(await resolveHeldVersions(a, [V2], "keep"), [V2]);
     await a.pushChanged();
@@ -89,4 +102,8 @@ Deno.test("a committed marker whose bytes cannot be recovered here is told of, n
 
 Deno.test("a put-back of the committed marker that the datastore fails is told of as not made, with the way out", async () => {
   await refusedOver("1", true);
+});
+
+Deno.test("a put-back of the committed marker that the datastore fails names --discard, then a push, as a way out that leaves no upload behind", async () => {
+  await refusedOver("1", true, "discard");
 });
