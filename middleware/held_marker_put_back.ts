@@ -31,7 +31,9 @@ import { committedMarkerBytes, warnUnrestored } from "./marker_committed_bytes.t
  * marker), an old client's entry, or a failure of the datastore leave the
  * upload as it was, and say so (`committed_marker_unrestored`): readers find
  * no committed marker meanwhile, no later push makes the put-back while the
- * run is held, and the way out is the held version's "keep".
+ * run is held, and the way out is the held version's "keep" or "discard"
+ * (the marker here recomputed), then a push, which writes the marker here
+ * over the upload.
  */
 export async function putBackOverwrittenMarkers(
   ctx: PushContext,
@@ -48,7 +50,7 @@ export async function putBackOverwrittenMarkers(
         why,
         `The run's marker stays in this cache, held and dirty, and no push makes this while the run is held. Run \`sluice held ${
           held.filter((d) => markerOf(d) === marker).join(" ")
-        } --keep\` to publish the held version with its marker in place of the upload; \`--discard\` leaves the upload there.`,
+        } --keep\` to publish the held version with its marker in place of the upload, or \`--discard\` (the marker here recomputed), then push: either writes the marker here over the upload.`,
       );
     try {
       const writer = await readWriterId(ctx.cache);
