@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { hookedStore, InMemoryStore, mockPushContext } from "../packages/testing/mod.ts";
-import { clone } from "../sync/service/clone_kit.ts";
+import { clone, processOver } from "../sync/service/clone_kit.ts";
 import { acquireModelLocks, releaseLock } from "../sync/locks/model_locks.ts";
 import type { SyncService } from "../sync/service/service.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
@@ -10,6 +10,7 @@ import { emptyJournal } from "./erasure_journal.ts";
 import { refuse } from "./refused_run_steps.ts";
 
 const DIR = "data/t/m/out/1";
+const NO_RETRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
 const lost = () => new ModelLockLostError([{ key: "data/t/m/.lock", newHolder: "b@host (pid 2)" }]);
 
 /** A push context whose run wrote `DIR` (its files in the cache) under the lock now lost. */
@@ -163,4 +164,70 @@ Deno.test("uploads an earlier push left that the refusal could not look at are s
 
 Deno.test("uploads an earlier push left that neither the refusal nor the next push's erasure could look at hold the next run's version back, never lose it to them", async () => {
   await refusedAfterStoppedPush(true, true);
+});
+
+/**
+ * Chaos seed 218600236 (I1): A's run is refused for its lost lock once its
+ * uploads landed, and its erasure cannot delete one of them yet (left
+ * pending). B's run writes the same bytes there: its create meets A's
+ * upload, takes it as its own and commits it. A second process over A's
+ * cache pushes, and its erasure finds the upload named: kept, B's. A's
+ * first process, which recorded the upload as its write, then pushes: the
+ * version B published must stay named and on the datastore.
+ */
+Deno.test("a refused run's upload a peer committed as its own, kept by another process's erasure over the same cache, is never taken back by the refused run's process", async () => {
+  const inner = new InMemoryStore();
+  let landed = 0;
+  let armed = true;
+  const store = hookedStore(inner, {
+    after: (key) => {
+      if (armed && key.startsWith(`${V1}/`) && ++landed === 2) {
+        armed = false;
+        inner.unreachable = true;
+      }
+      return Promise.resolve();
+    },
+  });
+  const cacheDir = await Deno.makeTempDir({ prefix: "sluice-a-" });
+  const a = await processOver(store, cacheDir, 1);
+  const b = await clone(store, "b");
+  const run = await acquireModelLocks(a, ["t/m"]);
+  const dir = await writeVersion(a, "A's data", "version: 1\n");
+  assert.ok(await run.push([dir]).then(() => undefined, (e) => e), "stopped before its commit");
+  inner.unreachable = false;
+  await releaseLock(b, { model: "t/m", force: true });
+  // The refusal's erasure cannot delete the upload of metadata.yaml yet.
+  inner.failNext("delete", 1000, undefined, { match: (k) => k === `${V1}/metadata.yaml` });
+  const refused = await run.push([dir]).then(() => undefined, (e) => e);
+  inner.heal();
+  await run.release();
+  assert.ok(refused instanceof ModelLockLostError, String(refused));
+  assert.equal(inner.peekText(`${V1}/metadata.yaml`), "version: 1\n", "left pending");
+  // B's run writes the same metadata: its create meets A's upload and commits it.
+  const other = await acquireModelLocks(b, ["t/m"]);
+  await writeVersion(b, "B's data", "version: 1\n");
+  const published = await other.push([V1]).then(() => undefined, (e) => e);
+  await other.release();
+  assert.equal(published, undefined, String(published));
+  const named = async () => (await readIndex(inner, NO_RETRY))?.entries[`${V1}/metadata.yaml`];
+  const entry = await named();
+  assert.ok(entry, "B's commit names the upload it met");
+  // A's process pulls; then another process over A's cache completes the
+  // erasure: the upload is B's, kept.
+  await a.pullChanged();
+  await (await processOver(store, cacheDir, 2)).pushChanged();
+  assert.equal(inner.peekText(`${V1}/metadata.yaml`), "version: 1\n");
+  // A's process runs again, writes version 2 and pushes it: B's version 1 stays.
+  const next = await acquireModelLocks(a, ["t/m"]);
+  const v2 = `${DATA}/2`;
+  await Deno.mkdir(`${a.cacheDir}/${v2}`, { recursive: true });
+  await Deno.writeTextFile(`${a.cacheDir}/${v2}/raw`, "A's next data");
+  await Deno.writeTextFile(`${a.cacheDir}/${v2}/metadata.yaml`, "version: 2\n");
+  await Deno.writeTextFile(`${a.cacheDir}/${DATA}/latest`, "2");
+  await a.markDirty({ relPaths: [`${v2}/raw`, `${v2}/metadata.yaml`, `${DATA}/latest`] });
+  const pushed = await next.push([v2]).then(() => undefined, (e) => e);
+  await next.release();
+  assert.equal(pushed, undefined, String(pushed));
+  assert.deepEqual(await named(), entry, "B's version stays named");
+  assert.equal(inner.peekText(`${V1}/metadata.yaml`), "version: 1\n", "and on the datastore");
 });
