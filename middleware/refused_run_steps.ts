@@ -120,6 +120,7 @@ export async function refuse(
         },
       ),
     );
+    await handOver(ctx, uploads);
     if (erase.length > 0) await eraseBeside(ctx, journal, erase);
     else if (created.length > 0) await dropCreatedMarkers(ctx, journal, created);
     await putBackOverwrittenMarkers(ctx, held);
@@ -142,6 +143,7 @@ export async function refuse(
       },
     ),
   );
+  await handOver(ctx, uploads);
   err.discarded = dirs;
   const outcome = await completeOrJournaled(
     ctx,
@@ -208,6 +210,21 @@ async function earlierUploads(
     }
   }
   return out;
+}
+
+/**
+ * The refused run's uploads, journaled now, are the erasure's from here on:
+ * this process's record of them as its writes whose commit may come goes.
+ * The run never commits, and the erasure, whichever process over the cache
+ * completes it, deletes each while no index names it and keeps one a peer's
+ * commit names (its create met the same bytes). Left, the record would
+ * outlive an erasure another process completed (which settles only its own
+ * records): this process's pull would then take that peer's version for
+ * its own committed write deleted here, and its next push would take it
+ * back, the peer's version lost with its entry (chaos seed 218600236).
+ */
+async function handOver(ctx: PushContext, uploads: readonly UploadRef[]): Promise<void> {
+  if (uploads.length > 0) await ctx.state.settleAttempted?.(uploads.map((u) => u.path));
 }
 
 /** An object this push only found in place with equal bytes (it created nothing there). */
