@@ -284,9 +284,9 @@ export class World extends WorldResolution {
     // that has seen the entry so past the dangling-entry grace removes it,
     // as after another tool's deletion (seed 121000113). So too a deletion
     // whose record a damaged line of the manifest log took (seeds 194400002,
-    // 194800308), and an old client's deletion whose entry an old client's
-    // pull that read the index before its commit wrote back (README's
-    // old-client limits; seed 217800345).
+    // 194800308), and an old client's deletion or a Sluice one whose entry
+    // an old client's pull that read the index before its commit wrote back
+    // (README's old-client limits; seeds 217800345, 219400115).
     const deletedAbandoned = new Set<string>();
     const undone = [...this.abandonedDeletes, ...this.truth.oldPullUndeleted];
     if (undone.length > 0) {

@@ -29,8 +29,8 @@
  *   and where a cache a `copy` move replaced deleted the version named,
  *   its deletion's commit cut off, or a clone did whose record of that
  *   version a damaged line of its manifest log then held, or an old
- *   client's push deleted it and an old client's pull that read the index
- *   before that deletion's commit wrote the entry back (a pull past the
+ *   client's push or a clone deleted it and an old client's pull that read
+ *   the index before that deletion's commit wrote the entry back (a pull past the
  *   dangling-entry grace removes the entry; `workload.ts`);
  * - I8: a fresh clone gets every committed file, markers included
  *   (`index_checks.ts`), with the same exceptions;

@@ -205,7 +205,11 @@ export class TruthRecords {
    * design drops the deletion's commit, and the index names an object gone
    * until a Sluice pull past the dangling-entry grace removes the entry.
    * I7, I8 and I33 spare such an entry while it names one of those versions
-   * and the store holds nothing at the path (seed 217800345).
+   * and the store holds nothing at the path (seed 217800345). So too a
+   * Sluice deletion whose commit landed between that pull's read and its
+   * write-back, which named the path again at the version a clone deleted,
+   * over an index that no longer named it (`WorldStores.undone`; seed
+   * 219400115).
    */
   readonly oldPullUndeleted = new Map<string, Set<string>>();
   /**

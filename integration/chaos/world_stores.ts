@@ -9,7 +9,12 @@
  *
  * @module
  */
-import { isLayoutInternal, META_KEY, metaBody } from "../../sync/transfer/bucket_layout.ts";
+import {
+  isLayoutInternal,
+  META_KEY,
+  metaBody,
+  MONOLITH_KEY,
+} from "../../sync/transfer/bucket_layout.ts";
 import { MANAGED_LOCKFILE_PATH } from "../../sync/locks/lockfile_txn.ts";
 import { type Clock, type ObjectStore, PutModes } from "../../sync/ports.ts";
 import { PreconditionFailedError, UnreachableError } from "../../sync/errors.ts";
@@ -134,7 +139,8 @@ export abstract class WorldStores extends WorldFaults {
       },
       () => indexEntriesOf(this.target.inspect),
     );
-    const shaped = this.shapes.watch(this.setAsideLooks(this.answerLoss(withdrawing)), () => {
+    const undone = this.undone(withdrawing);
+    const shaped = this.shapes.watch(this.setAsideLooks(this.answerLoss(undone)), () => {
       if (isOldClientCommand(this.sched.label ?? "")) return undefined;
       const slot = this.clones.find((c) => c.owner === this.sched.owner);
       return slot && { clone: slot.index, state: slot.svc.state };
@@ -291,6 +297,40 @@ export abstract class WorldStores extends WorldFaults {
         this.answerDue.add(slot);
         await this.gated.head(key).catch(() => null);
         return info;
+      },
+    };
+  }
+
+  /**
+   * `store`, where an old client's pull writes back the v1 index it read
+   * (`oldpull`): each entry its write names again where the index it wrote
+   * over named nothing, the store holding nothing at the path, at a version
+   * a clone's present cache deleted there, is a Sluice deletion whose commit
+   * landed after that pull's read and which its write dropped (see
+   * `GroundTruth.oldPullUndeleted`). Looked at as the write lands, no other
+   * call released in between; one whose answer was lost landed all the same.
+   */
+  protected undone(store: ObjectStore): ObjectStore {
+    return {
+      ...store,
+      endpoint: store.endpoint,
+      put: async (key, body, mode, o) => {
+        // Who writes is known only now, before the first await.
+        if (key !== MONOLITH_KEY || !isOldPullCommand(this.sched.label ?? "")) {
+          return await store.put(key, body, mode, o);
+        }
+        const before = await indexEntriesOf(this.target.inspect);
+        try {
+          return await store.put(key, body, mode, o);
+        } finally {
+          for (const [path, e] of Object.entries(await indexEntriesOf(this.target.inspect))) {
+            if (before[path] || await this.target.inspect.read(path) !== undefined) continue;
+            const deleted = [...this.deletedBy.values()].some((m) => m.get(path)?.has(e.v));
+            if (!deleted) continue;
+            const all = this.truth.oldPullUndeleted.get(path) ?? new Set<string>();
+            this.truth.oldPullUndeleted.set(path, all.add(e.v));
+          }
+        }
       },
     };
   }
