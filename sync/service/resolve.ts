@@ -174,6 +174,14 @@ export interface ResolveDeps {
    * it that no index names is no published file): see {@link indexedPathReader}.
    */
   indexedAt?(path: string): Promise<boolean>;
+  /**
+   * The set-aside copies the conflict of the path named as this process
+   * knew it when the resolution was asked for (before it took in what other
+   * processes over the cache recorded since): a `merged` over theirs that
+   * would leave a copy set aside since unnamed is refused (see
+   * `refuseUnmerged`). Not given: every copy counts as known.
+   */
+  readonly knownAside?: ReadonlySet<string>;
 }
 
 /**

@@ -39,6 +39,7 @@ Deno.test("--merged over the datastore's copy, where another process over the ca
   await assert.rejects(user.resolveConflict(path, "merged"), (e) => {
     assert.ok(e instanceof SluiceError);
     assert.equal(e.code, "not_merged");
+    assert.match(e.message, /another process over this cache set your copy there aside since/);
     return true;
   });
   const open = user.conflicts().find((c) => c.path === path);

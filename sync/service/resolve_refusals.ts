@@ -111,11 +111,31 @@ export function rewrittenVersion(rec: ConflictRecord, resolution: string): Resol
  * Refuses `merged` while the file still holds exactly the copy of mine the
  * conflict recorded, and theirs differs (or is a deletion): nothing was
  * merged, and publishing it would drop their change without a word (`mine`
- * says so outright).
+ * says so outright). So too while it holds exactly theirs and mine is a copy
+ * set aside that differs and that this process did not know of when the
+ * resolution was asked for (`knownAside`): another process over the cache
+ * set it aside since, in a conflict of its own (its pull planned before this
+ * one recorded the conflict), and it may be the very merge the user wrote
+ * there; the resolution would release it with no word of it.
  */
 export async function refuseUnmerged(deps: ResolveDeps, rec: ConflictRecord): Promise<void> {
   if (!rec.mine || rec.theirs?.hash === rec.mine.hash) return;
   const here = await deps.cache.hashFile(rec.path).catch(() => null);
+  if (
+    rec.theirs && rec.mine.location !== rec.path && here?.hash === rec.theirs.hash &&
+    deps.knownAside !== undefined && !deps.knownAside.has(rec.mine.location)
+  ) {
+    throw new ResolveRefusedError(
+      "not_merged",
+      `${rec.path} holds exactly theirs (${
+        describeVersion(rec.theirs.version)
+      }), while another process over this cache set your copy there aside since (at ${rec.mine.location}): it may be the merge you wrote, and publishing theirs as your merge would leave it behind without a word. Nothing was changed: the conflict stays open. To publish your set-aside copy, run \`sluice resolve ${
+        shellWord(rec.path)
+      } --mine\`; to take theirs (your copy stays in the set-aside area), \`sluice resolve ${
+        shellWord(rec.path)
+      } --theirs\`; to merge, edit ${rec.path} into the merge and run this again.`,
+    );
+  }
   if (here?.hash !== rec.mine.hash) return;
   if (!rec.theirs) {
     // Theirs a deletion: the copy as it was merges nothing of it either.

@@ -32,7 +32,7 @@ import type { PullBase } from "./pull_run.ts";
 import type { ResolvingTheirs } from "./pull_warnings.ts";
 import { pullChangedRun, pullHolding } from "./pull_changed.ts";
 import { statusReport } from "./status_report.ts";
-import type { ConflictRecord, Resolution } from "./conflicts.ts";
+import { type ConflictRecord, type Resolution, setAsideCopies } from "./conflicts.ts";
 import { notedPush } from "./waiting_record.ts";
 import {
   resolutionCutOff,
@@ -315,13 +315,24 @@ export class SyncService {
   ): Promise<ResolveResult> {
     assertSafeRelPath(path);
     const signal = options.signal;
+    // The copies set aside this process knew of for the path, as it is asked.
+    const knownAside = new Set(
+      setAsideCopies(this.state.conflicts.get(path)).map((c) => c.location),
+    );
     return this.#serial(() =>
       resolveConflict(
-        storeResolveDeps(this, {
-          pushOnly: async (paths) =>
-            await notedPush(this.cache, {}, await runPush(this.#runDeps, { signal, only: paths })),
-          pull: (prefixes, theirs) => this.#pull(signal, prefixes, undefined, undefined, theirs),
-        }, signal),
+        {
+          ...storeResolveDeps(this, {
+            pushOnly: async (paths) =>
+              await notedPush(
+                this.cache,
+                {},
+                await runPush(this.#runDeps, { signal, only: paths }),
+              ),
+            pull: (prefixes, theirs) => this.#pull(signal, prefixes, undefined, undefined, theirs),
+          }, signal),
+          knownAside,
+        },
         path,
         resolution,
       ).catch((e) => {
