@@ -485,3 +485,26 @@ Deno.test("chaos regression: a merge another process over the cache set aside is
     '{"seed":219700007,"clones":4,"v2":true,"kinds":["core","api","api","api"],"oldClients":true,"ops":[{"id":25,"kind":"run","clone":3,"model":1,"data":0,"workMs":0},{"id":26,"kind":"latency","ms":500},{"id":28,"kind":"tick","n":27,"pick":83004033},{"id":32,"kind":"breakglass","model":1},{"id":45,"kind":"oldpull","clone":3},{"id":33,"kind":"breakglass","model":1},{"id":44,"kind":"oldpush","clone":1},{"id":34,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":35,"kind":"lockfile","clone":1,"set":"@chaos/ext-35"},{"id":36,"kind":"resolve","clone":0,"pick":6,"how":"merged"},{"id":37,"kind":"tick","n":36,"pick":227215838},{"id":38,"kind":"crash","clone":0},{"id":39,"kind":"edit","clone":0,"file":4,"how":"hand-tick"},{"id":40,"kind":"resolve","clone":0,"pick":1,"how":"merged"},{"id":52,"kind":"sibling","clone":0,"how":"structural","workMs":2000},{"id":56,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":59,"kind":"tick","n":26,"pick":1499993610}]}',
   );
 });
+
+/**
+ * I13, the checker's (seed 219900192, `--put-back-lost-share 1
+ * --shared-cache-share 1`, shrunk to 20 operations; a v2 index): c2
+ * published data/shell/cmd/m1/log/1, and another tool deleted its objects.
+ * c1's pull removed the dangling entries, c1's run wrote version 1 again
+ * (crashed as its index write landed), and its user deleted that version
+ * here and pushed: the deletion went, as no index named it, and c1's
+ * manifest log recorded the path removed. c2's resolution put its own
+ * version 1 back (v45). Then the line recording c1's removal was damaged:
+ * c1's restarted process counts metadata.yaml as synced at its own version
+ * before (the record ahead of that line), deleted here, so the final pull
+ * meets v45 as a conflict with a deletion, as README says a damaged line
+ * leads to. `--mine` is that deletion of the version its marker names,
+ * which Sluice never makes; its user takes theirs, what the undamaged
+ * record would have pulled. I13 now does so for a path whose record a
+ * damaged line held.
+ */
+Deno.test("chaos regression: a deletion under the marker that a damaged manifest line brought back is left by --theirs (I13, seed 219900192)", async () => {
+  await clean(
+    '{"seed":219900192,"clones":3,"v2":true,"kinds":["core","core-single-phase","api"],"setAsideFlaky":true,"ops":[{"id":129,"kind":"run","clone":2,"model":1,"data":1,"workMs":0},{"id":130,"kind":"tick","n":16,"pick":2000791007},{"id":131,"kind":"vanish","file":0,"run":129,"whole":true},{"id":132,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":135,"kind":"tick","n":43,"pick":648195275},{"id":136,"kind":"delete","clone":1,"file":0,"how":"hand","run":132},{"id":137,"kind":"wait","ms":960000},{"id":138,"kind":"sync","clone":1},{"id":140,"kind":"crash","clone":1,"at":"answer","queued":true},{"id":141,"kind":"run","clone":1,"model":1,"data":1,"workMs":0},{"id":143,"kind":"delete","clone":1,"file":0,"how":"push","run":141},{"id":144,"kind":"tick","n":58,"pick":526047681},{"id":145,"kind":"sync","clone":1},{"id":146,"kind":"tick","n":47,"pick":1117158422},{"id":1,"kind":"tick","n":23,"pick":895890010},{"id":2,"kind":"run","clone":1,"model":0,"data":0,"workMs":15000},{"id":3,"kind":"tick","n":14,"pick":1031737957},{"id":4,"kind":"resolve","clone":2,"pick":0,"how":"merged"},{"id":8,"kind":"tick","n":36,"pick":1970164984},{"id":104,"kind":"damaged","clone":1,"file":2,"pick":1448935008}]}',
+  );
+});
