@@ -20,6 +20,7 @@ import { readWriterId, WRITER_METADATA } from "../../sync/transfer/writer_id.ts"
 import { holdsOtherShape } from "./shapes.ts";
 import { WorldCommands } from "./world_commands.ts";
 import { UNFINISHED_REASON } from "../../middleware/unfinished_version_holder.ts";
+import { underMarkerReason } from "../../middleware/version_under_marker.ts";
 import { sha256Hex } from "../../sync/hash.ts";
 
 /** The start of the reason a push gives for a refused run's file or marker it holds out. */
@@ -201,6 +202,21 @@ export abstract class WorldResolution extends WorldCommands {
                 const taken = now && await resolveAsUser(this.env, svc, slot.index, now, "theirs");
                 if (!now || taken?.resolved) continue;
               }
+              // A deletion here of a version its marker names, brought back
+              // by a damaged line of the manifest log that held the record of
+              // the deletion pushed (the record before it synced, the file
+              // gone: seed 219900192): Sluice never deletes such a version,
+              // so theirs, what the undamaged record would have pulled.
+              if (
+                r && !r.resolved && left && c.theirs &&
+                (this.damagedPaths.get(slot.index)?.has(c.path) ?? false) &&
+                left.reason === underMarkerOf(c.path) &&
+                !await Deno.lstat(`${svc.cacheDir}/${c.path}`).then(() => true, () => false)
+              ) {
+                const now = svc.conflicts().find((x) => x.path === c.path);
+                const taken = now && await resolveAsUser(this.env, svc, slot.index, now, "theirs");
+                if (!now || taken?.resolved) continue;
+              }
               // A version's raw whose metadata.yaml is not here (its user took
               // theirs, the deletion, for it: another tool deleted the version
               // whole) is a version still being written, never published: its
@@ -376,4 +392,12 @@ function reshapeToPush(reason: string, path: string): string | undefined {
       .exec(reason);
   if (m === null || !reason.startsWith("this cache last synced ")) return undefined;
   return m[1] === path || path.startsWith(`${m[1]}/`) ? m[1] : undefined;
+}
+
+/** The reason a push leaves out the deletion of version file `path` while its marker names it. */
+function underMarkerOf(path: string): string | undefined {
+  const dir = path.slice(0, path.lastIndexOf("/"));
+  const slash = dir.lastIndexOf("/");
+  if (slash < 0) return undefined;
+  return underMarkerReason(`${dir.slice(0, slash)}/latest`, dir.slice(slash + 1));
 }
