@@ -63,6 +63,7 @@ const LATEST_OFF = {
   republishedShare: 0,
   markerTakenBackShare: 0,
   cutTakeBackShare: 0,
+  markerGapShare: 0,
 } as const;
 
 function describe(results: readonly HistoryResult[]): string {
@@ -797,6 +798,7 @@ const MOVE_SHARES = [
   "republishedShare",
   "markerTakenBackShare",
   "cutTakeBackShare",
+  "markerGapShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */

@@ -52,6 +52,7 @@ import { insertMarkerTakenBack } from "./moves_marker_taken_back.ts";
 import { insertCutTakeBack } from "./moves_cut_take_back.ts";
 import { insertTakeBackFault } from "./moves_take_back.ts";
 import { markSaveGap } from "./moves_save_gap.ts";
+import { insertMarkerGap } from "./moves_marker_gap.ts";
 import {
   markBlinds,
   markParallel,
@@ -471,6 +472,9 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   if (oldClients && !v2) {
     insertDroppedEdit(ops, kinds, own(0x64726564), options.droppedEditShare ?? 0.05);
   }
+  // From a generator of its own: the operations above stay as they were.
+  const oldV1 = oldClients && !v2;
+  insertMarkerGap(ops, clones, oldV1, own(0x6d6b6770), options.markerGapShare ?? 0.05);
   return {
     seed,
     clones,

@@ -112,6 +112,8 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
             ? "stops after its move reads the v1 index"
             : op.at === "withdraw"
             ? "stops before its push deletes an object after an index write"
+            : op.at === "marker"
+            ? "stops past its next delete of a latest marker's object"
             : op.at === "commit"
             ? `stops once run #${op.run}'s uploads landed, before its commit (its lock's check or its marker)`
             : "stops"

@@ -66,6 +66,10 @@ export type WorldOp =
    * happens when the clone's push, after an index write, next deletes an
    * object that is no index object (its own upload, whose entry that write
    * took out: the window in which a peer may name the path again). With
+   * `at: "marker"`, it happens when the clone's command, past its delete of
+   * a `latest` marker's object, next calls the store (the window in which
+   * the path is empty between a take-back's delete and the create after it,
+   * where an old client's pull drops the entry). With
    * `at: "commit"`, it happens once the clone's run `run` (its operation's
    * id) put a file of a data version, at its next call on a lock or a latest
    * marker: its push stops once its version's uploads landed, before the
@@ -80,7 +84,7 @@ export type WorldOp =
     readonly kind: "stall";
     readonly clone: number;
     readonly on: boolean;
-    readonly at?: "companions" | "move" | "withdraw" | "commit";
+    readonly at?: "companions" | "move" | "withdraw" | "commit" | "marker";
     /** With `at: "commit"`: the run aimed at, and the choices of the decisions taken meanwhile. */
     readonly run?: number;
     readonly pick?: number;

@@ -119,6 +119,8 @@ export interface GenerateOptions {
   readonly markerTakenBackShare?: number;
   /** Chance that a history {@link insertRepublished} takes starts with its block, the take-back cut off before its delete, finished by the clone's next push (see {@link insertCutTakeBack}); default 0.05. */
   readonly cutTakeBackShare?: number;
+  /** Chance that a v1 history with old clients and two clones or more has a clone's push stopped past its delete of a marker's object while an old client pulls (see {@link insertMarkerGap}); default 0.05. */
+  readonly markerGapShare?: number;
 }
 
 /**

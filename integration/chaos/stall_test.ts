@@ -84,6 +84,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       republishedShare: 0,
       markerTakenBackShare: 0,
       cutTakeBackShare: 0,
+      markerGapShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -109,6 +110,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       republishedShare: 0,
       markerTakenBackShare: 0,
       cutTakeBackShare: 0,
+      markerGapShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.

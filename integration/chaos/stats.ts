@@ -96,6 +96,8 @@ export interface ChaosStats {
   withdrawStalls: number;
   /** Stalls armed `at: "commit"`: a push stopped once its uploads landed, before its commit. */
   commitStalls: number;
+  /** Stalls past a delete of a `latest` marker's object (`stall` at `marker`). */
+  markerStalls: number;
   /** Histories whose index reads fail right after a lost version's set-aside (`History.setAsideFlaky`). */
   setAsideFlakyHistories: number;
   /** Index reads failed so, right after a clone's lost version's set-aside. */
@@ -348,6 +350,7 @@ export function emptyStats(): ChaosStats {
     moveStalls: 0,
     withdrawStalls: 0,
     commitStalls: 0,
+    markerStalls: 0,
     setAsideFlakyHistories: 0,
     setAsideFlakyLooks: 0,
     blips: 0,

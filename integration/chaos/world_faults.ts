@@ -25,7 +25,11 @@ export abstract class WorldFaults extends WorldSlots {
    */
   protected readonly stallArmed = new Map<
     CloneSlot,
-    { at: "companions" | "move" | "withdraw" | "commit"; seen: boolean; run?: number }
+    {
+      at: "companions" | "move" | "withdraw" | "commit" | "marker";
+      seen: boolean;
+      run?: number;
+    }
   >();
   /** Armed clones now parked at the index update (on the call named), to crash after this decision. */
   protected readonly due = new Map<CloneSlot, string>();
@@ -81,6 +85,8 @@ export abstract class WorldFaults extends WorldSlots {
         ? /^put \.datastore-index\.json/.test(what)
         : armed.at === "withdraw"
         ? call === "put" && isIndexObject(key)
+        : armed.at === "marker"
+        ? call === "delete" && key.endsWith("/latest")
         : isMoveCommand(unit.label) && /^get \.datastore-index\.json/.test(what);
     } else if (armed && armed.at === "withdraw" && (call !== "delete" || isIndexObject(key))) {
       // Not yet: the push deletes no object of a path here.
@@ -93,6 +99,7 @@ export abstract class WorldFaults extends WorldSlots {
       if (armed.at === "companions") this.stats.companionStalls++;
       else if (armed.at === "withdraw") this.stats.withdrawStalls++;
       else if (armed.at === "commit") this.stats.commitStalls++;
+      else if (armed.at === "marker") this.stats.markerStalls++;
       else this.stats.moveStalls++;
       this.note(
         `c${stalling!.index} stops after ${
@@ -102,6 +109,8 @@ export abstract class WorldFaults extends WorldSlots {
             ? "an index write, before its delete"
             : armed.at === "commit"
             ? "its uploads, before its commit (its lock's check, or its marker)"
+            : armed.at === "marker"
+            ? "its delete of a latest marker's object, before its next call"
             : "its move read the v1 index"
         } (${unit.label} on ${what})`,
       );
