@@ -7,9 +7,10 @@
  * index.
  */
 import assert from "node:assert/strict";
-import { hookedStore, InMemoryStore, peerPull } from "../packages/testing/mod.ts";
+import { InMemoryStore } from "../packages/testing/mod.ts";
 import { VersionConflictError } from "../sync/errors.ts";
 import { assertIndexCurrent, clone, put, read } from "../sync/service/clone_kit.ts";
+import { oldPullOnMarker } from "./marker_stranded_kit.ts";
 
 const D = "data/t/m/out";
 const MARKER = `${D}/latest`;
@@ -17,18 +18,7 @@ const indexKey = (k: string) => k.startsWith("_") || k.startsWith(".");
 
 Deno.test("an old client's pull during a lost version's marker take-back over a committed marker loses no committed marker", async () => {
   const store = new InMemoryStore();
-  let armed = false;
-  let pulled: string[] | undefined;
-  const a = await clone(
-    hookedStore(store, {
-      before: async (key) => {
-        if (!armed || key !== MARKER) return;
-        armed = false;
-        pulled = await peerPull(store);
-      },
-    }),
-    "a",
-  );
+  const { a, arm, pulled } = await oldPullOnMarker(store, MARKER);
   await put(a, `${D}/1/raw`, "v1");
   await put(a, `${D}/1/metadata.yaml`, "version: 1");
   await put(a, MARKER, "1");
@@ -43,12 +33,12 @@ Deno.test("an old client's pull during a lost version's marker take-back over a 
   assert.equal(store.peekText(MARKER), "2", "the marker upload landed");
   // Version 2 changed here since: lost, the marker reset and its upload taken back.
   await put(a, `${D}/2/raw`, "v2 changed");
-  armed = true;
+  arm();
   await assert.rejects(a.pushChanged(), VersionConflictError);
-  assert.ok(pulled !== undefined, "the old client pulled as the marker was put back");
+  assert.ok(pulled() !== undefined, "the old client pulled as the marker was put back");
   await a.pullChanged();
   await a.pushChanged().catch(() => undefined);
-  assert.equal(store.peekText(MARKER), "1", `the old pull dropped ${pulled}`);
+  assert.equal(store.peekText(MARKER), "1", `the old pull dropped ${pulled()}`);
   await assertIndexCurrent(store, { held: true });
   const fresh = await clone(store, "fresh");
   await fresh.pullChanged();

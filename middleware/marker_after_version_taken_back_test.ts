@@ -103,14 +103,10 @@ async function deletePushAfter(
 ) {
   const a = await clone(store, "a");
   if (first) {
-    await put(a, `${DATA}/1/metadata.yaml`, "version: 1\n");
-    await put(a, `${DATA}/1/raw`, "a's raw 1");
-    await put(a, MARKER, "1");
+    await putVersion(a, "1", { data: DATA });
     await a.pushChanged();
   }
-  await put(a, `${DATA}/2/metadata.yaml`, "version: 2\n");
-  await put(a, `${DATA}/2/raw`, "a's raw 2");
-  await put(a, MARKER, "2");
+  await putVersion(a, "2", { data: DATA });
   store.failNext("put", 1, () => new UnreachableError("cut off"), cut);
   await assert.rejects(a.pushChanged(), /could not be reached/);
   await Deno.remove(`${a.cacheDir}/${DATA}/2`, { recursive: true });
@@ -164,9 +160,7 @@ Deno.test("a delete push taking back the only version a first marker names takes
 Deno.test("a first marker naming only a version taken back, whose take-back's look failed, is taken back by the next push", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
-  await put(a, `${DATA}/2/metadata.yaml`, "version: 2\n");
-  await put(a, `${DATA}/2/raw`, "a's raw 2");
-  await put(a, MARKER, "2");
+  await putVersion(a, "2", { data: DATA });
   store.failNext("put", 1, () => new UnreachableError("cut off"), {
     afterEffect: true,
     match: isIndexKey,

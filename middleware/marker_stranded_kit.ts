@@ -9,7 +9,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { hookedStore, type InMemoryStore } from "../packages/testing/mod.ts";
+import { hookedStore, type InMemoryStore, peerPull } from "../packages/testing/mod.ts";
 import { PutModes } from "../sync/ports.ts";
 import type { SyncService } from "../sync/service/service.ts";
 import { clone, isIndexKey, put } from "../sync/service/clone_kit.ts";
@@ -93,4 +93,29 @@ export async function strandedOverTwo(
   await pushCutOff();
   assert.equal(store.peekText(MARKER), "3", "the marker was written before the cut");
   return { peer, a };
+}
+
+/**
+ * Clone `a` of `store` whose next call on `marker` once `arm` is called
+ * first runs an old client's pull ({@link peerPull}), which rewrites the
+ * index with no lock; `pulled` is what that pull dropped (undefined until
+ * it ran).
+ */
+export async function oldPullOnMarker(
+  store: InMemoryStore,
+  marker: string,
+): Promise<{ a: SyncService; arm: () => void; pulled: () => string[] | undefined }> {
+  let armed = false;
+  let pulled: string[] | undefined;
+  const a = await clone(
+    hookedStore(store, {
+      before: async (key) => {
+        if (!armed || key !== marker) return;
+        armed = false;
+        pulled = await peerPull(store);
+      },
+    }),
+    "a",
+  );
+  return { a, arm: () => void (armed = true), pulled: () => pulled };
 }

@@ -10,46 +10,32 @@
  * not be lost from the store and the index.
  */
 import assert from "node:assert/strict";
-import { hookedStore, InMemoryStore, peerPull } from "../packages/testing/mod.ts";
+import { InMemoryStore } from "../packages/testing/mod.ts";
 import { UnreachableError } from "../sync/errors.ts";
-import { assertIndexCurrent, clone, isIndexKey, put, read } from "../sync/service/clone_kit.ts";
+import { assertIndexCurrent, clone, isIndexKey, read } from "../sync/service/clone_kit.ts";
+import { oldPullOnMarker, putVersion } from "./marker_stranded_kit.ts";
 
 const DATA = "data/shell/cmd/m0/out";
 const MARKER = `${DATA}/latest`;
 
 Deno.test("an old client's pull during the put-back of a committed marker over a stranded upload loses no committed marker", async () => {
   const store = new InMemoryStore();
-  let armed = false;
-  let pulled: string[] | undefined;
-  const a = await clone(
-    hookedStore(store, {
-      before: async (key) => {
-        if (!armed || key !== MARKER) return;
-        armed = false;
-        pulled = await peerPull(store);
-      },
-    }),
-    "a",
-  );
-  await put(a, `${DATA}/1/metadata.yaml`, "version: 1\n");
-  await put(a, `${DATA}/1/raw`, "a's raw 1");
-  await put(a, MARKER, "1");
+  const { a, arm, pulled } = await oldPullOnMarker(store, MARKER);
+  await putVersion(a, "1", { data: DATA });
   await a.pushChanged();
-  await put(a, `${DATA}/2/metadata.yaml`, "version: 2\n");
-  await put(a, `${DATA}/2/raw`, "a's raw 2");
-  await put(a, MARKER, "2");
+  await putVersion(a, "2", { data: DATA });
   store.failNext("put", 1, () => new UnreachableError("cut off"), { match: isIndexKey });
   await assert.rejects(a.pushChanged(), /could not be reached/);
   assert.equal(store.peekText(MARKER), "2", "the marker's upload stands");
   // Version 2 deleted here; the pushes take its uploads back and hold the marker.
   await Deno.remove(`${a.cacheDir}/${DATA}/2`, { recursive: true });
   await a.markDirty({ relPaths: [`${DATA}/2/metadata.yaml`, `${DATA}/2/raw`] });
-  armed = true;
+  arm();
   await a.pushChanged().catch(() => undefined);
   await a.pushChanged().catch(() => undefined);
-  assert.ok(pulled !== undefined, "the old client pulled as the marker was put back");
+  assert.ok(pulled() !== undefined, "the old client pulled as the marker was put back");
   assert.ok(a.state.dirtyPaths().includes(MARKER), "the marker is held");
-  assert.equal(store.peekText(MARKER), "1", `the old pull dropped ${pulled}`);
+  assert.equal(store.peekText(MARKER), "1", `the old pull dropped ${pulled()}`);
   await assertIndexCurrent(store, { held: true });
   const fresh = await clone(store, "fresh");
   await fresh.pullChanged();

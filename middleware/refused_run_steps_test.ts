@@ -90,19 +90,14 @@ async function writeVersion(svc: SyncService, text: string, meta: string): Promi
 }
 
 /**
- * A's first push of version 1 stops between its uploads and its commit; a
- * breakglass frees the lock, and the run's next push is refused for it
- * (with `failLook`, the datastore failing every look at version 1's paths
- * meanwhile; with `lookAgain`, failing too the next push's erasure's looks
- * at them). A's next run then writes version 1 anew and must publish it.
+ * `inner` seen through a store that makes it unreachable once both files of
+ * version 1 have landed: the first push of that version stops between its
+ * uploads and its commit.
  */
-async function refusedAfterStoppedPush(failLook: boolean, lookAgain = false) {
-  const inner = new InMemoryStore();
-  // The store goes down once both files of A's first push have landed:
-  // that push stops between its uploads and its commit.
+function downOnceV1Landed(inner: InMemoryStore): InMemoryStore {
   let landed = 0;
   let armed = true;
-  const store = hookedStore(inner, {
+  return hookedStore(inner, {
     after: (key) => {
       if (armed && key.startsWith(`${V1}/`) && ++landed === 2) {
         armed = false;
@@ -111,6 +106,18 @@ async function refusedAfterStoppedPush(failLook: boolean, lookAgain = false) {
       return Promise.resolve();
     },
   });
+}
+
+/**
+ * A's first push of version 1 stops between its uploads and its commit; a
+ * breakglass frees the lock, and the run's next push is refused for it
+ * (with `failLook`, the datastore failing every look at version 1's paths
+ * meanwhile; with `lookAgain`, failing too the next push's erasure's looks
+ * at them). A's next run then writes version 1 anew and must publish it.
+ */
+async function refusedAfterStoppedPush(failLook: boolean, lookAgain = false) {
+  const inner = new InMemoryStore();
+  const store = downOnceV1Landed(inner);
   const a = await clone(store, "a");
   const b = await clone(store, "b");
   const run = await acquireModelLocks(a, ["t/m"]);
@@ -177,17 +184,7 @@ Deno.test("uploads an earlier push left that neither the refusal nor the next pu
  */
 Deno.test("a refused run's upload a peer committed as its own, kept by another process's erasure over the same cache, is never taken back by the refused run's process", async () => {
   const inner = new InMemoryStore();
-  let landed = 0;
-  let armed = true;
-  const store = hookedStore(inner, {
-    after: (key) => {
-      if (armed && key.startsWith(`${V1}/`) && ++landed === 2) {
-        armed = false;
-        inner.unreachable = true;
-      }
-      return Promise.resolve();
-    },
-  });
+  const store = downOnceV1Landed(inner);
   const cacheDir = await Deno.makeTempDir({ prefix: "sluice-a-" });
   const a = await processOver(store, cacheDir, 1);
   const b = await clone(store, "b");
