@@ -216,3 +216,27 @@ export function ownDeleteHooked(
     armed: () => armed,
   };
 }
+
+/**
+ * Clone `a` of `store` (through {@link ownDeleteHooked}) creates `path`
+ * ("x\n"), its answer lost; `b` pulls it; `a` deletes it here and pushes,
+ * and that push's take-back delete goes through `around`. Asserts, with
+ * `said`, that `around` ran. Resolves to `a` and the version it created.
+ */
+export async function takeBackAround(
+  store: InMemoryStore,
+  b: SyncService,
+  path: string,
+  around: (landDelete: () => Promise<unknown>) => Promise<unknown>,
+  said: string,
+): Promise<{ a: SyncService; v: string }> {
+  const racing = ownDeleteHooked(store, path, around);
+  const a = await clone(racing.store, "a");
+  const v = await createAnswerLost(store, a, path, "x\n");
+  await b.pullChanged();
+  await Deno.remove(`${a.cacheDir}/${path}`);
+  racing.arm(v);
+  await a.pushChanged({ only: [path] });
+  assert.ok(!racing.armed(), said);
+  return { a, v };
+}

@@ -11,16 +11,9 @@ import assert from "node:assert/strict";
 import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import { ErasureRefusedError, resolveHeldVersions } from "../../middleware/erasure.ts";
 import { acquireModelLocks, modelLockKey } from "../locks/model_locks.ts";
-import { WRITER_METADATA } from "../transfer/writer_id.ts";
 import { assertIndexCurrent, clone, put, read } from "./clone_kit.ts";
 
-const MODEL = "shell/m1";
-const DATA = `data/${MODEL}/out`;
-const V1 = `${DATA}/1`;
-const V2 = `${DATA}/2`;
-const META = `${V2}/metadata.yaml`;
-const RAW = `${V2}/raw`;
-const MARKER = `${DATA}/latest`;
+import { MARKER, META, MODEL, othersUpload, RAW, V1, V2 } from "./held_marker_kit.ts";
 /**
  * The committed marker holding `committed`, then the refused run; with
  * `failPutBack`, the datastore fails the write that follows the run's
@@ -57,9 +50,7 @@ async function refusedOver(
   await a.pushChanged();
   assert.equal(store.peekText(MARKER), committed);
   // Another writer's upload of version 2's metadata, never committed.
-  await store.put(META, new TextEncoder().encode("same output"), { kind: "create" }, {
-    metadata: { [WRITER_METADATA]: "the-other-writer" },
-  });
+  await othersUpload(store, META);
   const warnings: { code: string; message: string; path?: string }[] = [];
   a.events.on("warning", (w) => warnings.push(w));
   step = "fence";

@@ -12,14 +12,20 @@ import assert from "node:assert/strict";
 import { hookedStore, type InMemoryStore } from "../../packages/testing/mod.ts";
 import { ErasureRefusedError } from "../../middleware/erasure.ts";
 import { acquireModelLocks, globalLockKey, modelLockKey } from "../locks/model_locks.ts";
+import { type IndexEntry, readIndex } from "../transfer/remote_index.ts";
 import { WRITER_METADATA } from "../transfer/writer_id.ts";
 import type { SyncService } from "./service.ts";
-import { clone, put } from "./clone_kit.ts";
+import { clone, put, quick } from "./clone_kit.ts";
 
 export const MODEL = "shell/m1";
 export const DATA = `data/${MODEL}/out`;
 /** The data's `latest` marker. */
 export const MARKER = `${DATA}/latest`;
+export const V1 = `${DATA}/1`;
+export const V2 = `${DATA}/2`;
+/** Version 2's metadata, which {@link othersUpload} writes in the tests. */
+export const META = `${V2}/metadata.yaml`;
+export const RAW = `${V2}/raw`;
 
 /** Another writer's upload of "same output" at `path`, never committed: tagged with its writer id, as every write of a push is. */
 export async function othersUpload(store: InMemoryStore, path: string): Promise<void> {
@@ -75,4 +81,21 @@ export async function refusedRun(
   assert.equal(k.fired(), true, "the marker was written by the first pass");
   assert.ok(error instanceof ErasureRefusedError, String(error));
   return error;
+}
+
+/**
+ * a publishes version 1 ("raw 1", "meta 1") and the marker naming it under
+ * its model lock. Resolves to the index entry of the committed marker.
+ */
+export async function publishVersionOne(
+  store: InMemoryStore,
+  a: SyncService,
+): Promise<IndexEntry> {
+  const first = await acquireModelLocks(a, [MODEL]);
+  await put(a, `${V1}/raw`, "raw 1");
+  await put(a, `${V1}/metadata.yaml`, "meta 1");
+  await put(a, MARKER, "1");
+  await first.push([V1]);
+  await first.release();
+  return (await readIndex(store, quick.retry))!.entries[MARKER];
 }

@@ -10,16 +10,17 @@ import { hookedStore, InMemoryStore, peerPull } from "../../packages/testing/mod
 import { ErasureRefusedError } from "../../middleware/erasure.ts";
 import { acquireModelLocks, globalLockKey, modelLockKey } from "../locks/model_locks.ts";
 import { readIndex } from "../transfer/remote_index.ts";
-import { WRITER_METADATA } from "../transfer/writer_id.ts";
 import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
 
-const MODEL = "shell/m1";
-const DATA = `data/${MODEL}/out`;
-const V1 = `${DATA}/1`;
-const V2 = `${DATA}/2`;
-const META = `${V2}/metadata.yaml`;
-const RAW = `${V2}/raw`;
-const MARKER = `${DATA}/latest`;
+import {
+  MARKER,
+  META,
+  MODEL,
+  othersUpload,
+  publishVersionOne,
+  RAW,
+  V2,
+} from "./held_marker_kit.ts";
 
 for (const globalLock of [false, true]) {
   const how = globalLock ? "under the global lock" : "without the global lock";
@@ -47,16 +48,8 @@ for (const globalLock of [false, true]) {
       }),
       "a",
     );
-    const first = await acquireModelLocks(a, [MODEL]);
-    await put(a, `${V1}/raw`, "raw 1");
-    await put(a, `${V1}/metadata.yaml`, "meta 1");
-    await put(a, MARKER, "1");
-    await first.push([V1]);
-    await first.release();
-    const committed = (await readIndex(store, quick.retry))!.entries[MARKER];
-    await store.put(META, new TextEncoder().encode("same output"), { kind: "create" }, {
-      metadata: { [WRITER_METADATA]: "the-other-writer" },
-    });
+    const committed = await publishVersionOne(store, a);
+    await othersUpload(store, META);
     step = "fence";
     const set = await acquireModelLocks(a, [MODEL]);
     await put(a, META, "same output");

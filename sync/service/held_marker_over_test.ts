@@ -7,14 +7,17 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { resolveHeldVersions } from "../../middleware/erasure.ts";
-import { acquireModelLocks } from "../locks/model_locks.ts";
 import { readIndex } from "../transfer/remote_index.ts";
-import { assertIndexCurrent, clone, put, quick, read } from "./clone_kit.ts";
-import { breakglassA, DATA, MARKER, MODEL, othersUpload, refusedRun } from "./held_marker_kit.ts";
-
-const V1 = `${DATA}/1`;
-const V2 = `${DATA}/2`;
-const META = `${V2}/metadata.yaml`;
+import { assertIndexCurrent, clone, quick, read } from "./clone_kit.ts";
+import {
+  breakglassA,
+  MARKER,
+  META,
+  othersUpload,
+  publishVersionOne,
+  refusedRun,
+  V2,
+} from "./held_marker_kit.ts";
 
 for (const globalLock of [false, true]) {
   const how = globalLock ? "under the global lock" : "without the global lock";
@@ -23,13 +26,7 @@ for (const globalLock of [false, true]) {
     const k = await breakglassA(store, META);
     const { a } = k;
     // Version 1 and its marker, published.
-    const first = await acquireModelLocks(a, [MODEL]);
-    await put(a, `${V1}/raw`, "raw 1");
-    await put(a, `${V1}/metadata.yaml`, "meta 1");
-    await put(a, MARKER, "1");
-    await first.push([V1]);
-    await first.release();
-    const committed = (await readIndex(store, quick.retry))!.entries[MARKER];
+    const committed = await publishVersionOne(store, a);
     assert.equal(store.peekText(MARKER), "1");
     // Another writer's upload of version 2's metadata, never committed.
     await othersUpload(store, META);

@@ -9,7 +9,8 @@
  */
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { clone, createAnswerLost, ownDeleteHooked, read } from "./clone_kit.ts";
+import { clone, read } from "./clone_kit.ts";
+import { takeBackAround } from "./clone_cutoff_kit.ts";
 import type { SyncService } from "./service.ts";
 
 const PATH = "config/settings.yaml";
@@ -22,18 +23,11 @@ async function keptThenDeleted(): Promise<
   const b = await clone(store, "b");
   const warnings: { code: string; message: string }[] = [];
   b.events.on("warning", (w: { code: string; message: string }) => warnings.push(w));
-  const racing = ownDeleteHooked(store, PATH, async (landDelete) => {
+  await takeBackAround(store, b, PATH, async (landDelete) => {
     await b.pullChanged();
     assert.equal(b.state.synced(PATH)?.republish, true, "kept to name again");
     return await landDelete();
-  });
-  const a = await clone(racing.store, "a");
-  const v = await createAnswerLost(store, a, PATH, "x\n");
-  await b.pullChanged();
-  await Deno.remove(`${a.cacheDir}/${PATH}`);
-  racing.arm(v);
-  await a.pushChanged({ only: [PATH] });
-  assert.ok(!racing.armed(), "b pulled inside the take-back");
+  }, "b pulled inside the take-back");
   assert.equal(store.peek(PATH), undefined);
   warnings.length = 0;
   const r = await b.pushChanged();

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { InMemoryStore, peerPush } from "../../packages/testing/mod.ts";
 import { clone, createAnswerLost, ownDeleteHooked, put, quick, read } from "./clone_kit.ts";
+import { takeBackAround } from "./clone_cutoff_kit.ts";
 import { readIndex } from "../transfer/remote_index.ts";
 import { UnreachableError } from "../errors.ts";
 import { withdrawalKey } from "../transfer/withdrawal_note.ts";
@@ -79,18 +80,11 @@ Deno.test("a take-back whose delete found a peer's edit over the version in its 
   // b's edit of a's committed file lands in the take-back's window: its
   // commit meets the withdrawal (a conflict) and takes its write back, and
   // the take-back's delete finds nothing left to delete.
-  const racing = ownDeleteHooked(store, PATH, async (landDelete) => {
+  const { v } = await takeBackAround(store, b, PATH, async (landDelete) => {
     await put(b, PATH, "b's edit\n");
     assert.deepEqual((await b.pushChanged()).conflicts, [PATH]);
     return await landDelete();
-  });
-  const a = await clone(racing.store, "a");
-  const v = await createAnswerLost(store, a, PATH, "x\n");
-  await b.pullChanged();
-  await Deno.remove(`${a.cacheDir}/${PATH}`);
-  racing.arm(v);
-  await a.pushChanged({ only: [PATH] });
-  assert.ok(!racing.armed(), "b's edit landed in the take-back's window");
+  }, "b's edit landed in the take-back's window");
   assert.equal(store.peek(PATH), undefined, "a's take-back is done");
   assert.equal(store.peek(await withdrawalKey(PATH)), undefined, "the note outlived the take-back");
   // As above: the same bytes published again, their entry dropped, edited by a peer.
