@@ -3,6 +3,7 @@ import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { VersionConflictError } from "../errors.ts";
 import { underMarkedDirectory, underMarks } from "./pull_elsewhere.ts";
 import { clone, processOver, put, read } from "./clone_kit.ts";
+import { duringMarksRead } from "./marks_read_kit.ts";
 
 Deno.test("underMarks: a path marked by name, or under a marked directory; never a sibling sharing a prefix of its name", () => {
   const marks = new Set(["data/m/out", "notes/a.md"]);
@@ -36,21 +37,13 @@ Deno.test("a pull leaves as it is a version another process over the cache marks
   const pulling = await processOver(store, cacheDir, 2);
   // Just after the pull looks at what other processes marked, the run marks
   // its version's directory and writes its version 1 (the tool marks, then writes).
-  const marked = pulling.state.markedElsewhere.bind(pulling.state);
-  let during: (() => Promise<void>) | undefined = async () => {
+  const during = duringMarksRead(pulling, async () => {
     await run.markDirty({ relPath: dir });
     await Deno.mkdir(`${cacheDir}/${dir}/1`, { recursive: true });
     await Deno.writeTextFile(`${cacheDir}/${raw}`, "from a");
-  };
-  pulling.state.markedElsewhere = async () => {
-    const seen = await marked();
-    const now = during;
-    during = undefined;
-    await now?.();
-    return seen;
-  };
+  });
   const pulled = await pulling.pullChanged();
-  assert.equal(during, undefined, "the run wrote during the pull");
+  assert.ok(during.ran(), "the run wrote during the pull");
   assert.equal(await read(run, raw), "from a", "the run's, left as it is");
   assert.deepEqual(pulled.setAside, []);
   assert.deepEqual(pulled.conflicts, []);

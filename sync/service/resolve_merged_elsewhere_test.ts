@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { SluiceError } from "../errors.ts";
 import { clone, processOver, put, read } from "./clone_kit.ts";
+import { duringMarksRead } from "./marks_read_kit.ts";
 import { setAsideCopies } from "./conflicts.ts";
 
 Deno.test("--merged over the datastore's copy, where another process over the cache set aside the merge the user wrote, is refused: the merge stays named, and --mine publishes it", async () => {
@@ -19,21 +20,13 @@ Deno.test("--merged over the datastore's copy, where another process over the ca
   // Just after the second process's pull looks at what the others marked,
   // the first one's pull sets the copy aside in a conflict, and the user
   // writes a merge at the path for it.
-  const marked = pulling.state.markedElsewhere.bind(pulling.state);
-  let during: (() => Promise<void>) | undefined = async () => {
+  const during = duringMarksRead(pulling, async () => {
     const first = await user.pullChanged();
     assert.deepEqual(first.conflicts, [path]);
     await Deno.writeTextFile(`${cacheDir}/${path}`, "mine and theirs");
-  };
-  pulling.state.markedElsewhere = async () => {
-    const seen = await marked();
-    const now = during;
-    during = undefined;
-    await now?.();
-    return seen;
-  };
+  });
   await pulling.pullChanged();
-  assert.equal(during, undefined, "the first process pulled during the second one's pull");
+  assert.ok(during.ran(), "the first process pulled during the second one's pull");
   // The second pull set the merge aside and took theirs into place.
   assert.equal(await read(user, path), "theirs");
   await assert.rejects(user.resolveConflict(path, "merged"), (e) => {
