@@ -221,8 +221,9 @@ export class RunChecks extends OtherWriterChecks {
   }[] = [];
 
   /**
-   * I1 for the files `checkFinal` found a user's edit, or a run of the
-   * clone's own at that version (see `checkFinal`), in conflict at: the
+   * I1 for the files `checkFinal` found a user's edit, a run of the
+   * clone's own at that version, or a deletion a damaged manifest line
+   * brought back (see `checkFinal`), in conflict at: the
    * final resolution (`--mine`, refused for a data version another writer
    * published, then `--theirs` or the pull its refusal names) must have
    * brought the run's bytes there.
@@ -278,6 +279,8 @@ export class RunChecks extends OtherWriterChecks {
       Promise.resolve(false),
     theirsInConflict: (clone: number, path: string, bytes: Uint8Array) => Promise<boolean> = () =>
       Promise.resolve(false),
+    deletedInConflict: (clone: number, path: string, bytes: Uint8Array) => Promise<boolean> = () =>
+      Promise.resolve(false),
   ): Promise<number> {
     const afterOp = -1;
     let spared = 0;
@@ -302,6 +305,14 @@ export class RunChecks extends OtherWriterChecks {
             this.#afterResolution.push({ run: r, path: f.path, bytes: f.bytes, clone: i, met });
           } else if (await this.#ownRunAtDropped(r, f, i, cacheDirs[i], theirsInConflict)) {
             const met = "a run of its own at that version";
+            this.#afterResolution.push({ run: r, path: f.path, bytes: f.bytes, clone: i, met });
+          } else if (await deletedInConflict(i, f.path, f.bytes)) {
+            // A deletion here that a damaged line of the manifest log brought
+            // back (its record of the deletion lost, the record before it
+            // synced), met by these bytes as a conflict, as README says a
+            // damaged line leads to: a data version its marker names is
+            // never deleted, so its resolution takes theirs.
+            const met = "a deletion here that a damaged manifest line brought back";
             this.#afterResolution.push({ run: r, path: f.path, bytes: f.bytes, clone: i, met });
           } else missing.push(`clone c${i}`);
         }

@@ -20,7 +20,6 @@ import { readWriterId, WRITER_METADATA } from "../../sync/transfer/writer_id.ts"
 import { holdsOtherShape } from "./shapes.ts";
 import { WorldCommands } from "./world_commands.ts";
 import { UNFINISHED_REASON } from "../../middleware/unfinished_version_holder.ts";
-import { underMarkerReason } from "../../middleware/version_under_marker.ts";
 import { sha256Hex } from "../../sync/hash.ts";
 
 /** The start of the reason a push gives for a refused run's file or marker it holds out. */
@@ -127,6 +126,25 @@ export abstract class WorldResolution extends WorldCommands {
             this.stats.finalResolutions++;
             let why: string | undefined;
             try {
+              // A deletion here of a version its marker here names, brought
+              // back by a damaged line of the manifest log that held the
+              // record of the deletion pulled or pushed (the record before it
+              // synced, the file gone), meets the datastore's version as a
+              // conflict, as README says a damaged line leads to. Its --mine
+              // is a deletion Sluice never pushes (version-under-marker): the
+              // push leaves it out, drops the conflict and keeps the deletion
+              // here for good. Its user takes theirs, what the undamaged
+              // record would have pulled (seeds 219900192, 219150198: there
+              // I1 holds the clone to an acknowledged run's version).
+              if (
+                c.mine === null && c.theirs &&
+                (this.damagedPaths.get(slot.index)?.has(c.path) ?? false) &&
+                !await Deno.lstat(`${svc.cacheDir}/${c.path}`).then(() => true, () => false) &&
+                await markerHereNames(svc.cacheDir, c.path)
+              ) {
+                const taken = await resolveAsUser(this.env, svc, slot.index, c, "theirs");
+                if (taken?.resolved) continue;
+              }
               // Refused on what the last pull recorded in the way, which may be
               // gone since (another clone's resolution): pulled, then tried
               // again, as the refusal says.
@@ -198,21 +216,6 @@ export abstract class WorldResolution extends WorldCommands {
               // 143500042), is never published (marker-after-version):
               // theirs, as its reason says.
               if (r && !r.resolved && left && isMarkerUnlisted(left.reason, c.path)) {
-                const now = svc.conflicts().find((x) => x.path === c.path);
-                const taken = now && await resolveAsUser(this.env, svc, slot.index, now, "theirs");
-                if (!now || taken?.resolved) continue;
-              }
-              // A deletion here of a version its marker names, brought back
-              // by a damaged line of the manifest log that held the record of
-              // the deletion pushed (the record before it synced, the file
-              // gone: seed 219900192): Sluice never deletes such a version,
-              // so theirs, what the undamaged record would have pulled.
-              if (
-                r && !r.resolved && left && c.theirs &&
-                (this.damagedPaths.get(slot.index)?.has(c.path) ?? false) &&
-                left.reason === underMarkerOf(c.path) &&
-                !await Deno.lstat(`${svc.cacheDir}/${c.path}`).then(() => true, () => false)
-              ) {
                 const now = svc.conflicts().find((x) => x.path === c.path);
                 const taken = now && await resolveAsUser(this.env, svc, slot.index, now, "theirs");
                 if (!now || taken?.resolved) continue;
@@ -394,10 +397,15 @@ function reshapeToPush(reason: string, path: string): string | undefined {
   return m[1] === path || path.startsWith(`${m[1]}/`) ? m[1] : undefined;
 }
 
-/** The reason a push leaves out the deletion of version file `path` while its marker names it. */
-function underMarkerOf(path: string): string | undefined {
+/** Whether the `latest` marker in cache `cacheDir` names the version that file `path` is of. */
+async function markerHereNames(cacheDir: string, path: string): Promise<boolean> {
+  if (!path.startsWith("data/")) return false;
   const dir = path.slice(0, path.lastIndexOf("/"));
   const slash = dir.lastIndexOf("/");
-  if (slash < 0) return undefined;
-  return underMarkerReason(`${dir.slice(0, slash)}/latest`, dir.slice(slash + 1));
+  if (slash < 0) return false;
+  const n = dir.slice(slash + 1);
+  if (!/^[0-9]+$/.test(n)) return false;
+  const named = await Deno.readTextFile(`${cacheDir}/${dir.slice(0, slash)}/latest`)
+    .catch(() => null);
+  return named !== null && named.trim() === n;
 }

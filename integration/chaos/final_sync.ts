@@ -179,6 +179,15 @@ export class World extends WorldResolution {
         const c = this.clones[clone].svc.conflicts().find((x) => x.path === path);
         return c?.mine?.location === path && c.theirs?.hash === await sha256Hex(bytes);
       },
+      // Deleted here, its record of the deletion lost to a damaged line of
+      // the manifest log (`damaged` moves): the final resolution takes theirs.
+      async (clone, path, bytes) => {
+        const c = this.clones[clone].svc.conflicts().find((x) => x.path === path);
+        return c !== undefined && c.mine === null &&
+          c.theirs?.hash === await sha256Hex(bytes) &&
+          (this.damagedPaths.get(clone)?.has(path) ?? false) &&
+          this.clones[clone].svc.cache.fileGone(path);
+      },
     );
     for (const slot of this.clones) {
       await this.checkLocal(slot);
