@@ -209,7 +209,8 @@ export class TruthRecords {
    * Sluice deletion whose commit landed between that pull's read and its
    * write-back, which named the path again at the version a clone deleted,
    * over an index that no longer named it (`WorldStores.undone`; seed
-   * 219400115).
+   * 219400115), or at a version the deleted one replaced by conditional
+   * updates landed in between (seed 220100129).
    */
   readonly oldPullUndeleted = new Map<string, Set<string>>();
   /**

@@ -78,6 +78,8 @@ export abstract class WorldStores extends WorldFaults {
    * path to the versions deleted (a deletion's commit may not have come).
    */
   protected readonly deletedBy = new Map<number, Map<string, Set<string>>>();
+  /** Per path, each version a conditional update wrote to the version it replaced. */
+  protected readonly replacedBy = new Map<string, Map<string, string>>();
   /**
    * The same of caches a `copy` move replaced, and of a clone whose record of
    * the version deleted a damaged line of its manifest log held, its process
@@ -309,12 +311,21 @@ export abstract class WorldStores extends WorldFaults {
    * landed after that pull's read and which its write dropped (see
    * `GroundTruth.oldPullUndeleted`). Looked at as the write lands, no other
    * call released in between; one whose answer was lost landed all the same.
+   * So too where the version deleted replaced the one written back by
+   * conditional updates after the pull's read (seed 220100129: another
+   * clone's edit, then its reshape into a file, both committed in between).
    */
   protected undone(store: ObjectStore): ObjectStore {
     return {
       ...store,
       endpoint: store.endpoint,
       put: async (key, body, mode, o) => {
+        if (!isIndexObject(key) && mode.kind === "update") {
+          const info = await store.put(key, body, mode, o);
+          const byVersion = this.replacedBy.get(key) ?? new Map<string, string>();
+          this.replacedBy.set(key, byVersion.set(info.version, mode.version));
+          return info;
+        }
         // Who writes is known only now, before the first await.
         if (key !== MONOLITH_KEY || !isOldPullCommand(this.sched.label ?? "")) {
           return await store.put(key, body, mode, o);
@@ -325,7 +336,9 @@ export abstract class WorldStores extends WorldFaults {
         } finally {
           for (const [path, e] of Object.entries(await indexEntriesOf(this.target.inspect))) {
             if (before[path] || await this.target.inspect.read(path) !== undefined) continue;
-            const deleted = [...this.deletedBy.values()].some((m) => m.get(path)?.has(e.v));
+            const deleted = [...this.deletedBy.values()].some((m) =>
+              [...m.get(path) ?? []].some((v) => this.replaces(path, v, e.v))
+            );
             if (!deleted) continue;
             const all = this.truth.oldPullUndeleted.get(path) ?? new Set<string>();
             this.truth.oldPullUndeleted.set(path, all.add(e.v));
@@ -333,6 +346,20 @@ export abstract class WorldStores extends WorldFaults {
         }
       },
     };
+  }
+
+  /** `newer` is `older` at `path`, or replaced it by a chain of conditional updates. */
+  protected replaces(path: string, newer: string, older: string): boolean {
+    const seen = new Set<string>();
+    for (
+      let v: string | undefined = newer;
+      v !== undefined && !seen.has(v);
+      v = this.replacedBy.get(path)?.get(v)
+    ) {
+      if (v === older) return true;
+      seen.add(v);
+    }
+    return false;
   }
 
   /** Per clone slot: the lost versions' set-asides seen, and the index reads still to fail. */
