@@ -21,3 +21,18 @@ Deno.test("breakglass: B takes A's lock and pushes version 2; A's push is refuse
   assert.equal(r.store.peekText(`${V2}/raw`), "B's data");
   assert.equal(r.store.peekText(MARKER), "2");
 });
+
+Deno.test("storeFiles leaves out the index and lock objects the store holds", async () => {
+  const w = await world({ fence: false, eraser: false });
+  w.store.seed("data/t/m/.lock", "{}");
+  const all = w.store.keys();
+  assert.ok(all.length > 4, `index objects expected among ${all}`);
+  assert.deepEqual(
+    Object.keys(storeFiles(w.store)).sort(),
+    [
+      `${V1}/metadata.yaml`,
+      `${V1}/raw`,
+      MARKER,
+    ].sort(),
+  );
+});
