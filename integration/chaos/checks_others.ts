@@ -169,8 +169,9 @@ export class OtherWriterChecks extends TruthRecords {
    * where a clone held them are on the store (`read`) or on a clone
    * (`cloneDirs`), unless a user changed or deleted that path since
    * (`touched`: `LocalChanges.touched`) or took theirs there, or an older
-   * client's blind push deleted a run's output whose clone's cache has been
-   * replaced by a copy since.
+   * client's blind push deleted a run's output (those very bytes) whose
+   * clone's cache has been replaced by a copy since, as has the cache of
+   * every other acknowledged run that wrote them there.
    */
   async checkVanished(
     read: (key: string) => Promise<Uint8Array | undefined>,
@@ -189,7 +190,7 @@ export class OtherWriterChecks extends TruthRecords {
       // only the cache whose push created a data version keeps it over a
       // deletion (README's old-client limits); a clone that pulled it follows
       // the deletion, as a deliberate one carries nothing to tell it by.
-      if (v.blindRun !== undefined && this.givenUpRuns.has(v.blindRun)) continue;
+      if (this.#givenUp(v)) continue;
       if (this.letGoPaths.slice(v.letGoBefore).includes(v.path)) continue;
       if (await read(v.path)) continue;
       let kept = false;
@@ -207,6 +208,24 @@ export class OtherWriterChecks extends TruthRecords {
         afterOp: -1,
       });
     }
+  }
+
+  /**
+   * Whether the bytes an older client's blind push deleted are the output
+   * of the run it aimed at (not another run's bytes at that version since:
+   * a clone that followed a deletion may number that version again), and
+   * every acknowledged run that wrote them there was made by a cache its
+   * clone has given up since: no cache whose push created them is left to
+   * keep them.
+   */
+  #givenUp(v: { blindRun?: number; path: string; bytes: Uint8Array }): boolean {
+    if (v.blindRun === undefined) return false;
+    const makers = this.runs.filter((r) =>
+      r.outcome === "success" &&
+      r.files.some((f) => f.path === v.path && sameBytes(f.bytes, v.bytes))
+    );
+    return makers.some((r) => r.op === v.blindRun) &&
+      makers.every((r) => this.givenUpRuns.has(r.op));
   }
 
   /**

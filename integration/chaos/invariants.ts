@@ -30,7 +30,9 @@
  *   its deletion's commit cut off, or a clone did whose record of that
  *   version a damaged line of its manifest log then held, or an old
  *   client's push or a clone deleted it and an old client's pull that read
- *   the index before that deletion's commit wrote the entry back (a pull past the
+ *   the index before that deletion's commit wrote the entry back (a clone's
+ *   deletion made after the version's last put, and no clone's write of
+ *   that version since: `old_pull_undone.ts`; a pull past the
  *   dangling-entry grace removes the entry; `workload.ts`);
  * - I8: a fresh clone gets every committed file, markers included
  *   (`index_checks.ts`), with the same exceptions;
@@ -93,9 +95,11 @@
  *   `vanish` move with `rewrite`) is, after the final sync, still held by
  *   every clone that held it then, at its path or set aside. One an older
  *   client's push deleted blind (`blind`) is spared once the run's clone
- *   gave up the cache its run published from for a copy (`copy` moves):
- *   only the cache whose push created a data version keeps it over a
- *   deletion, and a clone that pulled it follows the deletion;
+ *   gave up the cache its run published from for a copy (`copy` moves),
+ *   where the bytes deleted are that run's and every other acknowledged
+ *   run that wrote them there was given up so too: only the cache whose
+ *   push created a data version keeps it over a deletion, and a clone that
+ *   pulled it follows the deletion;
  * - I20: a push that succeeds accounts for every local change it was asked
  *   to publish: published, still marked dirty, or named in its result
  *   (`accounted.ts`).

@@ -122,10 +122,13 @@ export class ShapeWatch {
   readonly #told: Told[] = [];
   /** The turns of the deletions of each key's object (watched, or by another tool: {@link gone}). */
   readonly #gone = new Map<string, number[]>();
-  /** The turns of those deletions that were answered (not failed: known to have taken effect). */
-  readonly #deleted = new Map<string, number[]>();
-  /** The turn of each put watched, by `<key>\0<version>`. */
-  readonly #putTurn = new Map<string, number>();
+  /**
+   * The turns of those deletions that were answered (not failed: known to
+   * have taken effect), with the clone that made each (none: another tool).
+   */
+  readonly #deleted = new Map<string, { turn: number; clone?: number }[]>();
+  /** The turn of each put watched and its clone (none: another writer), by `<key>\0<version>`. */
+  readonly #putTurn = new Map<string, { turn: number; clone?: number }>();
   #turns = 0;
 
   /** The store's object at a key, read beside the scheduler (set by the harness; needed by {@link checkWalk}). */
@@ -162,12 +165,13 @@ export class ShapeWatch {
    * new one's writes where a deletion is not made (failed, refused, or never
    * tried), so it never leaves a file and files under a directory of one
    * name on the datastore, even for a while. A shape that stands at the
-   * version the writer synced only because it was written again after a
-   * deletion answered before the put (on a store whose versions are the
-   * bytes' ETags, a peer's push that found its object gone writes the same
-   * bytes back at the same version) is not the one the writer left: its
-   * deletion came first, and its commit leaves the write out
-   * (`path_blocked`).
+   * version the writer synced only because another writer wrote it again
+   * after the writer's own deletion, answered before the writer's put (on a
+   * store whose versions are the bytes' ETags, a peer's push that found its
+   * object gone writes the same bytes back at the same version), is not the
+   * one the writer left: its deletion came first, and its commit leaves the
+   * write out (`path_blocked`). The writer's own put of it again, or a
+   * deletion it never made (another's), spares nothing.
    */
   checkPush(clone: number, from: number, op: number): Promise<Violation[]> {
     return this.#standingBeside(
@@ -193,7 +197,7 @@ export class ShapeWatch {
       if ((await this.head(w.key))?.version !== w.version) continue;
       for (const k of w.knew) {
         if ((await this.head(k.path))?.version !== k.version) continue;
-        if (this.#writtenAgain(k.path, k.version, w.turn)) continue;
+        if (this.#writtenAgain(k.path, k.version, w.turn, clone)) continue;
         out.push({
           invariant: "I15",
           message: message(w.key, `${k.path} (version ${k.version})`),
@@ -206,29 +210,32 @@ export class ShapeWatch {
   }
 
   /**
-   * Whether `version` of `path` was written after a deletion of `path`
-   * answered before turn `turn`: what stands at that version since is a
-   * later write of the same bytes, not the object that deletion removed.
+   * Whether `version` of `path` was written by another writer than clone
+   * `clone` after that clone's own deletion of `path`, answered before turn
+   * `turn`: what stands at that version since is a later write of the same
+   * bytes, not the object that deletion removed.
    */
-  #writtenAgain(path: string, version: string, turn: number): boolean {
-    const deleted = (this.#deleted.get(path) ?? []).filter((t) => t < turn);
-    if (deleted.length === 0) return false;
-    return (this.#putTurn.get(`${path}\0${version}`) ?? 0) > deleted[deleted.length - 1];
+  #writtenAgain(path: string, version: string, turn: number, clone: number): boolean {
+    const own = (this.#deleted.get(path) ?? []).filter((d) => d.turn < turn && d.clone === clone);
+    if (own.length === 0) return false;
+    const put = this.#putTurn.get(`${path}\0${version}`);
+    return put !== undefined && put.clone !== clone && put.turn > own[own.length - 1].turn;
   }
 
   /**
-   * The object at `key` was deleted (by a writer watched, or by another
-   * tool beside them); `answered` false: the call failed, and may or may
-   * not have taken effect.
+   * The object at `key` was deleted (by a writer watched, clone `clone`, or
+   * by another tool beside them); `answered` false: the call failed, and
+   * may or may not have taken effect.
    */
-  gone(key: string, answered = true): void {
+  gone(key: string, answered = true, clone?: number): void {
     const turn = ++this.#turns;
-    for (const [map, take] of [[this.#gone, true], [this.#deleted, answered]] as const) {
-      if (!take) continue;
-      const turns = map.get(key) ?? [];
-      turns.push(turn);
-      map.set(key, turns);
-    }
+    const turns = this.#gone.get(key) ?? [];
+    turns.push(turn);
+    this.#gone.set(key, turns);
+    if (!answered) return;
+    const deleted = this.#deleted.get(key) ?? [];
+    deleted.push({ turn, ...(clone === undefined ? {} : { clone }) });
+    this.#deleted.set(key, deleted);
   }
 
   /** The turn of the last deletion of `key` before `turn` (0: none). */
@@ -284,7 +291,10 @@ export class ShapeWatch {
         }
         const info = await store.put(key, body, mode, o);
         const turn = ++this.#turns;
-        this.#putTurn.set(`${key}\0${info.version}`, turn);
+        this.#putTurn.set(`${key}\0${info.version}`, {
+          turn,
+          ...(who === undefined ? {} : { clone: who.clone }),
+        });
         if (who) {
           const write = { clone: who.clone, op, key, version: info.version, knew, turn };
           this.#puts.push(write);
@@ -293,13 +303,15 @@ export class ShapeWatch {
         return info;
       },
       delete: async (key, o) => {
+        // Who deletes is known only now, before the first await.
+        const who = isLayoutInternal(key) ? undefined : writer();
         let answered = false;
         try {
           await store.delete(key, o);
           answered = true;
         } finally {
           // Taken as gone even when the call failed: it may have taken effect.
-          this.gone(key, answered);
+          this.gone(key, answered, who?.clone);
         }
       },
     };
@@ -338,7 +350,7 @@ export class ShapeWatch {
       const before = (path: string, turn: number) => {
         const e = entries[path];
         const at = this.#goneBefore(path, turn) || turn;
-        return !!e && (this.#putTurn.get(`${path}\0${e.v}`) ?? Infinity) < at;
+        return !!e && (this.#putTurn.get(`${path}\0${e.v}`)?.turn ?? Infinity) < at;
       };
       const left = this.#informed.find((w) =>
         near(w.key, p) && stands(w.key, w.version) &&

@@ -113,6 +113,42 @@ Deno.test("I15 at a push's end: a synced file the push deleted before its write 
   assert.deepEqual(await replay({ again: false }), []);
 });
 
+Deno.test("I15 at a push's end: the same bytes written again after a deletion spare the push only where the deletion was its own and another writer wrote them again", async () => {
+  const enc = (t: string) => new TextEncoder().encode(t);
+  /**
+   * c0 replaces `n.md`, which it synced, by `n.md/part.md` on a store whose
+   * versions are the bytes' ETags. `deleter` deletes the file first (c0's
+   * push, or another clone's), then `again` writes the same bytes back at
+   * the version c0 synced, before c0's write under the name.
+   */
+  const replay = async (o: { deleter: number; again: number }) => {
+    const shapes = new ShapeWatch();
+    const inner = new InMemoryStore({ versionFromBytes: true });
+    let who: ShapeWriter | undefined;
+    const store = shapes.watch(inner, () => who, () => 4);
+    shapes.head = (key) => inner.head(key);
+    const file = await store.put("n.md", enc("file"), PutModes.create);
+    const synced = { "n.md": file.version };
+    const from = shapes.puts;
+    who = writer(o.deleter, synced);
+    await store.delete("n.md");
+    who = writer(o.again, synced);
+    const put = await store.put("n.md", enc("file"), PutModes.create);
+    assert.equal(put.version, file.version);
+    who = writer(0, synced);
+    await store.put("n.md/part.md", enc("part"), PutModes.create);
+    return await shapes.checkPush(0, from, 4);
+  };
+  // c0's own deletion, a peer's write of the same bytes since (seed 217400231): spared.
+  assert.deepEqual(await replay({ deleter: 0, again: 1 }), []);
+  // c0 itself wrote the file back after its deletion, then its write
+  // under the name: both shapes stand by its own hand.
+  assert.equal((await replay({ deleter: 0, again: 0 })).length, 1);
+  // c0 never deleted the file (another clone did): its write went ahead
+  // with no deletion of its own made first.
+  assert.equal((await replay({ deleter: 2, again: 1 })).length, 1);
+});
+
 Deno.test("I15: a path the final pull left out as blocked is a violation only with nothing of the clone's own in the way", async () => {
   const dir = await Deno.makeTempDir();
   try {

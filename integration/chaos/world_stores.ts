@@ -28,6 +28,7 @@ import { indexEntriesOf } from "./index_checks.ts";
 import { readWriterId, WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
 import { plantSentinel } from "./invariants.ts";
 import { memoryTarget } from "./target.ts";
+import { VersionTurns } from "./old_pull_undone.ts";
 import type { CloneSlot } from "./world_slots.ts";
 import { WorldFaults } from "./world_faults.ts";
 
@@ -78,8 +79,8 @@ export abstract class WorldStores extends WorldFaults {
    * path to the versions deleted (a deletion's commit may not have come).
    */
   protected readonly deletedBy = new Map<number, Map<string, Set<string>>>();
-  /** Per path, each version a conditional update wrote to the version it replaced. */
-  protected readonly replacedBy = new Map<string, Map<string, string>>();
+  /** The turns of the puts and of those deletions, and the conditional updates' chains. */
+  protected readonly versionTurns = new VersionTurns();
   /**
    * The same of caches a `copy` move replaced, and of a clone whose record of
    * the version deleted a damaged line of its manifest log held, its process
@@ -268,6 +269,7 @@ export abstract class WorldStores extends WorldFaults {
 
   /** Clone `clone`'s present cache deleted `version` of `key` on the store. */
   protected deleted(clone: number, key: string, version: string): void {
+    this.versionTurns.deleted(clone, key, version);
     const byPath = this.deletedBy.get(clone) ?? new Map<string, Set<string>>();
     this.deletedBy.set(clone, byPath);
     byPath.set(key, (byPath.get(key) ?? new Set<string>()).add(version));
@@ -314,20 +316,29 @@ export abstract class WorldStores extends WorldFaults {
    * So too where the version deleted replaced the one written back by
    * conditional updates after the pull's read (seed 220100129: another
    * clone's edit, then its reshape into a file, both committed in between).
+   * Only a deletion made after the last put of the version it deleted (on a
+   * store whose versions are the bytes' ETags, a version deleted and written
+   * again is another object), and only until a clone writes the version
+   * named again: what the index names then is that write, which the store
+   * must hold.
    */
   protected undone(store: ObjectStore): ObjectStore {
     return {
       ...store,
       endpoint: store.endpoint,
       put: async (key, body, mode, o) => {
-        if (!isIndexObject(key) && mode.kind === "update") {
+        // Who writes is known only now, before the first await.
+        const label = this.sched.label ?? "";
+        if (!isIndexObject(key)) {
           const info = await store.put(key, body, mode, o);
-          const byVersion = this.replacedBy.get(key) ?? new Map<string, string>();
-          this.replacedBy.set(key, byVersion.set(info.version, mode.version));
+          const replaced = mode.kind === "update" ? mode.version : undefined;
+          this.versionTurns.put(key, info.version, replaced);
+          if (!isOldClientCommand(label) && !isOldPullCommand(label)) {
+            this.truth.oldPullUndeleted.get(key)?.delete(info.version);
+          }
           return info;
         }
-        // Who writes is known only now, before the first await.
-        if (key !== MONOLITH_KEY || !isOldPullCommand(this.sched.label ?? "")) {
+        if (key !== MONOLITH_KEY || !isOldPullCommand(label)) {
           return await store.put(key, body, mode, o);
         }
         const before = await indexEntriesOf(this.target.inspect);
@@ -336,30 +347,14 @@ export abstract class WorldStores extends WorldFaults {
         } finally {
           for (const [path, e] of Object.entries(await indexEntriesOf(this.target.inspect))) {
             if (before[path] || await this.target.inspect.read(path) !== undefined) continue;
-            const deleted = [...this.deletedBy.values()].some((m) =>
-              [...m.get(path) ?? []].some((v) => this.replaces(path, v, e.v))
-            );
-            if (!deleted) continue;
+            const deletions = [...this.deletedBy].map(([c, m]) => [c, m.get(path) ?? []] as const);
+            if (!this.versionTurns.undone(path, e.v, deletions)) continue;
             const all = this.truth.oldPullUndeleted.get(path) ?? new Set<string>();
             this.truth.oldPullUndeleted.set(path, all.add(e.v));
           }
         }
       },
     };
-  }
-
-  /** `newer` is `older` at `path`, or replaced it by a chain of conditional updates. */
-  protected replaces(path: string, newer: string, older: string): boolean {
-    const seen = new Set<string>();
-    for (
-      let v: string | undefined = newer;
-      v !== undefined && !seen.has(v);
-      v = this.replacedBy.get(path)?.get(v)
-    ) {
-      if (v === older) return true;
-      seen.add(v);
-    }
-    return false;
   }
 
   /** Per clone slot: the lost versions' set-asides seen, and the index reads still to fail. */
