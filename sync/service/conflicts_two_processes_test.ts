@@ -1,0 +1,134 @@
+/**
+ * Two processes sharing one cache, each with its own conflict records
+ * (`ConflictSet`), each recording a conflict of the same path: the later
+ * save keeps naming the copies the earlier record set aside, and never
+ * names again a copy a resolution released.
+ */
+import assert from "node:assert/strict";
+import { type ConflictRecord, ConflictSet, type LocalSide, setAsideCopies } from "./conflicts.ts";
+import { defaultStateDir } from "../transfer/cache.ts";
+import { setAsideIn } from "../transfer/cache_state.ts";
+
+const PATH = "notes/a.md";
+const H = (c: string) => c.repeat(64);
+
+/** A pull's conflict of PATH, its copy `mine`. */
+const conflict = (mine: LocalSide, at: number): ConflictRecord => ({
+  path: PATH,
+  mine,
+  theirs: { version: "v2", hash: H("b"), size: 6 },
+  base: "v1",
+  foundBy: "pull",
+  at,
+  reason: "both changed",
+});
+
+/** Writes `text` at PATH in `cacheDir` and sets it aside as a pull does, its conflict in its REASON.json. */
+async function setAside(cacheDir: string, text: string, at: number): Promise<LocalSide> {
+  await Deno.mkdir(`${cacheDir}/notes`, { recursive: true });
+  await Deno.writeTextFile(`${cacheDir}/${PATH}`, text);
+  const side = { hash: H(String(at)), size: text.length };
+  const location = await setAsideIn(defaultStateDir(cacheDir), `${cacheDir}/${PATH}`, PATH, {
+    reason: "the pull found a local copy this cache never synced",
+    at,
+    conflict: { mine: side, theirs: { version: "v2", hash: H("b"), size: 6 }, reason: "both" },
+  });
+  return { location, ...side };
+}
+
+/** The record of PATH as saved (read from the file, not named again from a REASON.json). */
+async function saved(cacheDir: string): Promise<ConflictRecord | undefined> {
+  const file = JSON.parse(await Deno.readTextFile(`${defaultStateDir(cacheDir)}/conflicts.json`));
+  return file.conflicts[PATH];
+}
+
+const locations = (rec: ConflictRecord | undefined) =>
+  setAsideCopies(rec).map((c) => c.location).sort();
+
+Deno.test("a conflict a second process over the cache records for a path the first one recorded keeps naming the first one's set-aside copy", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const one = await ConflictSet.open(dir);
+    const two = await ConflictSet.open(dir);
+    // The first process's pull sets the user's copy aside in a conflict.
+    const first = await setAside(dir, "mine", 1);
+    await one.record([conflict(first, 1)]);
+    // The second, its pull planned before that record, sets aside what is
+    // at the path now (the user's merge) in a conflict of its own.
+    const merge = await setAside(dir, "mine and theirs", 2);
+    await two.record([conflict(merge, 2)]);
+    const both = [first.location, merge.location].sort();
+    assert.deepEqual(locations(await saved(dir)), both, "the saved record names both copies");
+    assert.equal((await saved(dir))?.mine?.location, merge.location);
+    assert.deepEqual(locations(two.get(PATH)), both);
+    await one.refresh();
+    assert.deepEqual(locations(one.get(PATH)), both);
+    // A save of the first process's that follows, of another path, keeps it so.
+    await one.record([{ ...conflict({ location: "x", hash: H("c"), size: 1 }, 3), path: "x" }]);
+    assert.deepEqual(locations(await saved(dir)), both);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a conflict recorded over one another process recorded since names it too even when this process had read it before, and names no copy a resolution released", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const one = await ConflictSet.open(dir);
+    const two = await ConflictSet.open(dir);
+    const first = await setAside(dir, "mine", 1);
+    await one.record([conflict(first, 1)]);
+    await two.refresh(); // the second process knows of the first copy
+    // The first process records the path again, with another copy set aside.
+    const again = await setAside(dir, "mine again", 2);
+    await one.record([conflict(again, 2)]);
+    // The second records it too: it names all three.
+    const third = await setAside(dir, "mine, third", 3);
+    await two.record([conflict(third, 3)]);
+    assert.deepEqual(
+      locations(await saved(dir)),
+      [first.location, again.location, third.location].sort(),
+    );
+    // The first process resolves the path: its copies are released.
+    await one.refresh();
+    const resolved = one.get(PATH);
+    assert.ok(resolved);
+    await one.clear([PATH]);
+    await one.release(resolved);
+    // The second, not knowing of that, finds a new conflict of the path:
+    // it stands, and names none of the released copies.
+    const fourth = await setAside(dir, "mine, fourth", 4);
+    await two.record([conflict(fourth, 4)]);
+    assert.deepEqual(locations(await saved(dir)), [fourth.location]);
+    assert.deepEqual(locations(two.get(PATH)), [fourth.location]);
+    assert.deepEqual(locations((await ConflictSet.open(dir)).get(PATH)), [fourth.location]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a resolution of this process that released the copies and then met a new conflict of the path does not name them again, nor does another process's record over it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const one = await ConflictSet.open(dir);
+    const two = await ConflictSet.open(dir);
+    const first = await setAside(dir, "mine", 1);
+    await one.record([conflict(first, 1)]);
+    await two.refresh();
+    // The first process resolves, releasing its copy, and records a new conflict.
+    const rec = one.get(PATH);
+    assert.ok(rec);
+    await one.clear([PATH]);
+    const next = await setAside(dir, "edited meanwhile", 2);
+    await one.record([conflict(next, 2)]);
+    await one.release(rec);
+    await one.record([{ ...conflict({ location: "y", hash: H("d"), size: 1 }, 2), path: "y" }]);
+    assert.deepEqual(locations(await saved(dir)), [next.location]);
+    // The second process, which knew the first copy, records the path too.
+    const third = await setAside(dir, "mine, third", 3);
+    await two.record([conflict(third, 3)]);
+    assert.deepEqual(locations(await saved(dir)), [next.location, third.location].sort());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
