@@ -32,16 +32,15 @@ export {
   describeVersion,
   resolveHint,
 } from "./conflict_messages.ts";
-import { defaultStateDir, statePath } from "../transfer/cache.ts";
+import { defaultStateDir } from "../transfer/cache.ts";
 import { atomicWrite } from "../transfer/atomic_write.ts";
 import {
   readSetAsideReason,
   releaseSetAside,
-  setAsideLocation,
   setAsideReasons,
-  type StoredSetAsideReason,
+  setAsideReleased,
 } from "../transfer/cache_state.ts";
-import { isSafeRelPath } from "../paths.ts";
+import { strayCopy } from "./conflict_stray.ts";
 
 /** Why a pull sets a copy aside, as its `REASON.json` in the set-aside area says. */
 export const PULL_SET_ASIDE_REASON =
@@ -120,7 +119,9 @@ export class ConflictSet {
   /**
    * Paths whose record this process set or removed since its last save:
    * its own changes, written over what another process sharing the cache
-   * saved meanwhile (the rest of the file is taken as it is on disk).
+   * saved meanwhile, still naming the copies set aside that the other's
+   * record named (see {@link merge}; the rest of the file is taken as it is
+   * on disk).
    */
   readonly #touched = new Set<string>();
   /**
@@ -137,6 +138,14 @@ export class ConflictSet {
   loadWarning?: string;
   /** The file as this process last read or wrote it (see {@link refresh}). */
   #seen = "";
+  /**
+   * The records as this process last read or wrote them: a path whose
+   * record on disk differs was recorded or resolved by another process
+   * since (see {@link merge}).
+   */
+  #disk = new Map<string, ConflictRecord>();
+  /** The set-aside copies this process's resolutions released (see {@link release}). */
+  readonly #released = new Set<string>();
 
   private constructor(stateDir: string, locked?: <T>(fn: () => Promise<T>) => Promise<T>) {
     this.#stateDir = stateDir.replace(/\/+$/, "");
@@ -156,6 +165,7 @@ export class ConflictSet {
     const set = new ConflictSet(stateDir, locked);
     try {
       set.#records = await set.#read();
+      set.#disk = new Map(set.#records);
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) {
         set.loadWarning = `the conflict records ${set.#file} are unreadable (${
@@ -209,7 +219,10 @@ export class ConflictSet {
    */
   async release(rec: ConflictRecord, made: readonly string[] = []): Promise<void> {
     const locations = [...setAsideCopies(rec).map((c) => c.location), ...made];
-    for (const location of locations) await releaseSetAside(this.#stateDir, location, rec.path);
+    for (const location of locations) {
+      this.#released.add(location);
+      await releaseSetAside(this.#stateDir, location, rec.path);
+    }
   }
 
   /** Every unresolved conflict, by path. */
@@ -308,8 +321,17 @@ export class ConflictSet {
    * released since (or that is gone) is no change of this process's: the
    * records on disk stand for its path (none, once resolved; another
    * process's, once that one found a conflict of the path again).
+   *
+   * A record of this process's over one another process saved for the same
+   * path since this one last read the file (or over none, that process
+   * having resolved it) names the copies set aside the other names too, and
+   * none a resolution released ({@link withOthers}): the copy a pull of the
+   * other process set aside may be the user's merge, never to be left named
+   * by no record.
    */
   async #merge(disk: Map<string, ConflictRecord>): Promise<void> {
+    const before = this.#disk;
+    this.#disk = new Map(disk);
     for (const p of [...this.#touched]) {
       const dir = this.#named.get(p);
       if (
@@ -321,10 +343,37 @@ export class ConflictSet {
         continue;
       }
       const mine = this.#records.get(p);
-      if (mine) disk.set(p, mine);
+      const theirs = disk.get(p);
+      if (mine && !sameRecord(theirs, before.get(p))) {
+        disk.set(p, await this.#withOthers(mine, theirs));
+      } else if (mine) disk.set(p, mine);
       else disk.delete(p);
     }
     this.#records = disk;
+  }
+
+  /**
+   * `mine`, this process's record of a path whose record another process
+   * changed since this one last read it (to `theirs`, or none: resolved
+   * there), also naming the copies set aside that `theirs` names, and
+   * naming none that a resolution released, of either process (a copy it
+   * resolved is the user's to keep or remove, never named again).
+   */
+  async #withOthers(
+    mine: ConflictRecord,
+    theirs: ConflictRecord | undefined,
+  ): Promise<ConflictRecord> {
+    const seen = new Set([mine.mine?.location]);
+    const kept: LocalSide[] = [];
+    for (const c of [...keptCopies(mine.keptAside), ...setAsideCopies(theirs)]) {
+      if (seen.has(c.location)) continue;
+      seen.add(c.location);
+      if (this.#released.has(c.location)) continue;
+      if (await setAsideReleased(this.#stateDir, c.location)) continue;
+      kept.push(c);
+    }
+    const { keptAside: _, ...rec } = mine;
+    return kept.length === 0 ? rec : { ...rec, keptAside: kept };
   }
 
   /** The file's identity and change time ("" when there is none). */
@@ -339,19 +388,8 @@ export class ConflictSet {
 
   /** The records on disk; throws when the file is absent or unreadable. */
   async #read(): Promise<Map<string, ConflictRecord>> {
-    const out = new Map<string, ConflictRecord>();
     const seen = await this.#signature();
-    const j = JSON.parse(await Deno.readTextFile(this.#file)) as ConflictFile;
-    if (j?.format !== 1 || typeof j.conflicts !== "object" || j.conflicts === null) {
-      throw new Error("unknown format");
-    }
-    for (const [p, r] of Object.entries(j.conflicts)) {
-      if (typeof r?.path !== "string" || r.path !== p) continue;
-      // A malformed list of earlier copies is dropped, not the record.
-      const { keptAside, ...rest } = r;
-      const kept = keptCopies(keptAside);
-      out.set(p, kept.length ? { ...rest, keptAside: kept } : rest);
-    }
+    const out = parseRecords(await Deno.readTextFile(this.#file));
     this.#seen = seen;
     return out;
   }
@@ -366,60 +404,36 @@ export class ConflictSet {
       const disk = await this.#read().catch(() => undefined);
       if (disk) await this.#merge(disk);
       const file: ConflictFile = { format: 1, conflicts: Object.fromEntries(this.#records) };
-      await atomicWrite(this.#file, new TextEncoder().encode(JSON.stringify(file, null, 1)));
+      const text = JSON.stringify(file, null, 1);
+      await atomicWrite(this.#file, new TextEncoder().encode(text));
       this.#seen = await this.#signature();
+      this.#disk = parseRecords(text);
       this.#touched.clear();
       this.#named.clear();
     });
   }
 }
 
-/**
- * The record a pull's copy in set-aside directory `dir` names, from its
- * reason `why` (its `REASON.json`, as `readSetAsideReason` reads it), when
- * the copy is there, a pull set it aside in a conflict (the file records
- * it), and no resolution released it.
- */
-async function strayCopy(
-  stateDir: string,
-  dir: string,
-  why: StoredSetAsideReason | undefined,
-): Promise<{ rec: ConflictRecord; side: LocalSide } | undefined> {
-  // deno-lint-ignore no-explicit-any
-  const c: any = why?.conflict;
-  // Any copy a pull set aside in a conflict (a local copy never synced, a
-  // data version published again with other bytes): its REASON.json records
-  // the conflict, which no other set-aside does.
-  if (why?.reason === undefined || why.released === true || !c) return undefined;
-  const path = why.path;
-  const t = c.theirs;
-  // Theirs is a version, or null: a deletion (a `--theirs` of one stopped on its way).
-  if (
-    typeof path !== "string" || !isSafeRelPath(path) || typeof c.mine?.hash !== "string" ||
-    typeof c.mine.size !== "number" ||
-    (t !== null &&
-      (typeof t?.version !== "string" || typeof t.hash !== "string" || typeof t.size !== "number"))
-  ) return undefined;
-  const location = setAsideLocation(dir, path);
-  try {
-    await Deno.lstat(statePath(stateDir, location));
-  } catch {
-    return undefined; // moved back, or its pull stopped before moving it
+/** The records of the file's text `text`; throws when it is no such file. */
+function parseRecords(text: string): Map<string, ConflictRecord> {
+  const out = new Map<string, ConflictRecord>();
+  const j = JSON.parse(text) as ConflictFile;
+  if (j?.format !== 1 || typeof j.conflicts !== "object" || j.conflicts === null) {
+    throw new Error("unknown format");
   }
-  const side = { location, hash: c.mine.hash, size: c.mine.size };
-  return {
-    side,
-    rec: {
-      path,
-      mine: side,
-      theirs: t === null ? null : { version: t.version, hash: t.hash, size: t.size },
-      foundBy: "pull",
-      at: why.at ?? 0,
-      reason: `${
-        typeof c.reason === "string" ? c.reason : "a local copy differed from the datastore's"
-      } (named again from the copy's REASON.json: the command that set it aside, a pull or a resolution, stopped before recording it)`,
-    },
-  };
+  for (const [p, r] of Object.entries(j.conflicts)) {
+    if (typeof r?.path !== "string" || r.path !== p) continue;
+    // A malformed list of earlier copies is dropped, not the record.
+    const { keptAside, ...rest } = r;
+    const kept = keptCopies(keptAside);
+    out.set(p, kept.length ? { ...rest, keptAside: kept } : rest);
+  }
+  return out;
+}
+
+/** True when two records, as read from the file, are the same (or both absent). */
+function sameRecord(a: ConflictRecord | undefined, b: ConflictRecord | undefined): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** The well-formed entries of a record's `keptAside` (none when it is not a list). */

@@ -145,6 +145,19 @@ export async function setAsideReasons(
 }
 
 /**
+ * True when the `REASON.json` of the copy set aside at `location` (as
+ * {@link setAsideIn} returns it) says a resolution released it (see
+ * {@link releaseSetAside}); false when there is none, it cannot be read, or
+ * it does not say so.
+ */
+export async function setAsideReleased(stateDir: string, location: string): Promise<boolean> {
+  const area = `${STATE_DIR}/${SET_ASIDE}/`;
+  const dir = location.startsWith(area) ? location.slice(area.length).split("/")[0] : "";
+  if (dir === "" || dir === "." || dir === "..") return false;
+  return (await readSetAsideReason(stateDir, dir))?.released === true;
+}
+
+/**
  * Marks the `REASON.json` of the copy of `path` set aside at `location`
  * (as {@link setAsideIn} returns it) released, every other field kept;
  * nothing when it is gone, cannot be read, or says so already.
