@@ -9,7 +9,10 @@
  * whose directory the marker in this cache names (the marker as it is here
  * now, changed or not) is left out, dirty, with the reason; moving the
  * marker to another version here first (and pushing both) deletes it. A
- * marker removed here too, or naming another version, lets it through.
+ * marker removed here too, or naming another version, lets it through. A
+ * `resolve --mine` that would publish such a deletion is refused before its
+ * push instead (`version_under_marker`, `sync/version_marker.ts`): held
+ * here, it would leave the conflict gone and the deletion waiting for good.
  *
  * So does a file no index names any more: its deletion takes nothing from a
  * reader the marker points at. That is a withdrawal of this cache's own
@@ -26,9 +29,10 @@ import { shellWord } from "../sync/shell_word.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 import { readIndex, unlistedEntry } from "../sync/transfer/remote_index.ts";
 import { readWriterId, WRITER_METADATA } from "../sync/transfer/writer_id.ts";
+import { markerBeside, markerNamesHere, VERSION_UNDER_MARKER } from "../sync/version_marker.ts";
 
 /** The gate's registered name. */
-export const VERSION_UNDER_MARKER = "version-under-marker";
+export { VERSION_UNDER_MARKER };
 
 /** Why a version file's deletion was left out. */
 export function underMarkerReason(marker: string, n: string): string {
@@ -54,17 +58,8 @@ export function versionUnderMarker(): Middleware<PushContext> {
     const unnamed = unnamedIn(ctx);
     for (const e of ctx.plan) {
       if (e.action !== "delete" || e.class !== "data-version") continue;
-      const dir = e.path.slice(0, e.path.lastIndexOf("/"));
-      const slash = dir.lastIndexOf("/");
-      const n = dir.slice(slash + 1);
-      const marker = `${dir.slice(0, slash)}/latest`;
-      if (!named.has(marker)) {
-        const bytes = await ctx.cache.read(marker).catch(() => null);
-        named.set(
-          marker,
-          bytes && bytes.length <= 64 ? new TextDecoder().decode(bytes).trim() : null,
-        );
-      }
+      const { marker, n } = markerBeside(e.path);
+      if (!named.has(marker)) named.set(marker, await markerNamesHere(ctx.cache, marker));
       if (named.get(marker) !== n) continue;
       const look = await unnamed(e.path);
       if (look === "goes") {

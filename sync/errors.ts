@@ -42,6 +42,7 @@ export type ErrorCode =
   | "sync_incomplete"
   | "conflicts_left"
   | "not_merged"
+  | "version_under_marker"
   | "namespace_taken"
   | "internal";
 
@@ -81,6 +82,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   sync_incomplete: 2,
   conflicts_left: 3,
   not_merged: 1,
+  version_under_marker: 1,
   namespace_taken: 1,
   internal: 70,
 };

@@ -407,12 +407,17 @@ export function moveCommand(
         // user takes theirs, as that message says. So too a --mine or
         // --merged of a data version another writer published again with
         // other bytes (version_exists, the conflict left open): it is never
-        // written over, and the refusal says --theirs settles it.
+        // written over, and the refusal says --theirs settles it. A --mine
+        // of a deletion of a version the marker here names is refused
+        // (version_under_marker): the user takes theirs, as it says.
         const r = await resolveAsUser(env, svc, c, picked, how).catch(async (e) => {
           // A directory that replaced the file here (a reshape) is no file to
           // publish: theirs, as the refusal says.
           const dirHere = hasCode(e, "unsafe_path") && await directoryAt(svc, path);
-          if ((hasCode(e, "not_found") || dirHere) && how === "mine") {
+          if (
+            (hasCode(e, "not_found") || hasCode(e, "version_under_marker") || dirHere) &&
+            how === "mine"
+          ) {
             return resolveAsUser(env, svc, c, picked, "theirs");
           }
           const open = svc.conflicts().find((x) => x.path === path);

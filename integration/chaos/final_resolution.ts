@@ -131,11 +131,11 @@ export abstract class WorldResolution extends WorldCommands {
               // record of the deletion pulled or pushed (the record before it
               // synced, the file gone), meets the datastore's version as a
               // conflict, as README says a damaged line leads to. Its --mine
-              // is a deletion Sluice never pushes (version-under-marker): the
-              // push leaves it out, drops the conflict and keeps the deletion
-              // here for good. Its user takes theirs, what the undamaged
-              // record would have pulled (seeds 219900192, 219150198: there
-              // I1 holds the clone to an acknowledged run's version).
+              // is a deletion Sluice never pushes (version-under-marker), and
+              // is refused (version_under_marker). Its user takes theirs,
+              // what the undamaged record would have pulled (seeds 219900192,
+              // 219150198: there I1 holds the clone to an acknowledged run's
+              // version).
               if (
                 c.mine === null && c.theirs &&
                 (this.damagedPaths.get(slot.index)?.has(c.path) ?? false) &&
@@ -162,7 +162,8 @@ export abstract class WorldResolution extends WorldCommands {
                 async (e) => {
                   // A data version is never written over; a copy deleted here by hand
                   // since the conflict is not published as a deletion, nor a directory
-                  // that replaced the file (a reshape) as a file: theirs, as told.
+                  // that replaced the file (a reshape) as a file, nor a deletion of a
+                  // version the marker here names (version_under_marker): theirs, as told.
                   const dirHere = codeOf(e) === "unsafe_path" &&
                     (await Deno.lstat(`${svc.cacheDir}/${c.path}`).catch(() => null))
                       ?.isDirectory;
@@ -176,8 +177,8 @@ export abstract class WorldResolution extends WorldCommands {
                       Object.keys(await indexEntriesOf(this.target.inspect)),
                     );
                   if (
-                    codeOf(e) !== "version_exists" && codeOf(e) !== "not_found" && !dirHere &&
-                    !otherShape
+                    codeOf(e) !== "version_exists" && codeOf(e) !== "not_found" &&
+                    codeOf(e) !== "version_under_marker" && !dirHere && !otherShape
                   ) {
                     throw e;
                   }

@@ -9,7 +9,9 @@
  *   only when the conflict recorded mine as one: a file recorded and gone
  *   since is refused (`not_found`), but where a file of this cache's own
  *   replaced its directory (this cache's shape: the deletion is published,
- *   and that file with it where nothing else synced is under it).
+ *   and that file with it where nothing else synced is under it). A
+ *   deletion of a data version file whose `latest` marker here names its
+ *   version is refused (`version_under_marker`): no push deletes it.
  * - `merged`: publish what the cache holds at the path now (a merge made by
  *   hand), over theirs. With nothing at the path it is refused (`not_found`):
  *   a deletion is published only by `mine`, when mine is one.
@@ -49,8 +51,10 @@ import { REWRITTEN_WHY } from "./pull_plan.ts";
 import type { ObjectStore } from "../ports.ts";
 import { deleteAt } from "../transfer/object_ops.ts";
 import type { SyncConfig } from "../context.ts";
+import { markerHolding, VERSION_UNDER_MARKER } from "../version_marker.ts";
 import {
   assertPublishable,
+  deletionUnderMarker,
   mineGone,
   noConflict,
   noMerge,
@@ -182,6 +186,15 @@ export interface ResolveDeps {
    * `refuseUnmerged`). Not given: every copy counts as known.
    */
   readonly knownAside?: ReadonlySet<string>;
+  /**
+   * The `latest` marker here, and the version it names, for which the push
+   * holds back a deletion of `path` (a data version file whose marker here
+   * names its version: see `sync/version_marker.ts`); undefined when none
+   * does. Not given: the push holds no deletion back so.
+   */
+  markerHolding?(
+    path: string,
+  ): Promise<{ readonly marker: string; readonly n: string } | undefined>;
 }
 
 /**
@@ -207,7 +220,9 @@ export function storeResolveDeps(
     readonly store: ObjectStore;
     readonly cache: LocalCache;
     readonly state: SyncState;
-    readonly config: Pick<SyncConfig, "retry" | "concurrency">;
+    readonly config: Pick<SyncConfig, "retry" | "concurrency"> & Partial<SyncConfig>;
+    /** The push gates, by name: a deletion is held under its marker only where that gate is one. */
+    readonly pushPipeline?: { has(name: string): boolean };
   },
   run: Pick<ResolveDeps, "pushOnly" | "pull">,
   signal?: AbortSignal,
@@ -228,6 +243,9 @@ export function storeResolveDeps(
     forgetLost: (p) => forgetVanished(store, [p], config.retry, signal),
     indexedOtherShape: indexedShapeReader(store, config.retry, config.concurrency, signal),
     indexedAt: indexedPathReader(store, config.retry, config.concurrency, signal),
+    ...(service.pushPipeline?.has(VERSION_UNDER_MARKER)
+      ? { markerHolding: (p: string) => markerHolding(cache, p, config.classifierRules) }
+      : {}),
   };
 }
 
@@ -279,6 +297,15 @@ export async function resolveConflict(
     const ownUpload = held?.own && held.version !== rec.theirs?.version ? held.version : undefined;
     if (resolution === "merged" && ownUpload === undefined) throw noMerge(rec);
     throw mineGone(rec, ownUpload);
+  }
+  // Mine a deletion of a data version file whose marker here names its
+  // version: the push would hold it back, the conflict gone and nothing
+  // published (no --theirs left to take then). Refused first.
+  const deletion = above !== undefined ||
+    (rec.mine === null && cache.fileGone(path));
+  if (resolution === "mine" && rec.theirs && deletion && deps.markerHolding) {
+    const held = await deps.markerHolding(path);
+    if (held) throw deletionUnderMarker(rec, held.marker, held.n);
   }
   if (resolution === "merged") await refuseUnmerged(deps, rec);
   if (above === undefined && (resolution === "merged" || !rec.mine || rec.mine.location === path)) {

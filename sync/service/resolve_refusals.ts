@@ -94,6 +94,30 @@ export function mineGone(rec: ConflictRecord, ownUpload?: string): ResolveRefuse
 }
 
 /**
+ * `mine` whose side here is a deletion of a data version file while the
+ * `latest` marker here (`marker`) names its version (`n`): a data version
+ * is never deleted from the datastore while its marker names it, so the
+ * push would hold the deletion back, the conflict gone and nothing
+ * published, with no `--theirs` left to take. Refused first instead.
+ */
+export function deletionUnderMarker(
+  rec: ConflictRecord,
+  marker: string,
+  n: string,
+): ResolveRefusedError {
+  const p = shellWord(rec.path);
+  const theirs = rec.theirs
+    ? `theirs (${describeVersion(rec.theirs.version)})`
+    : "the datastore's side";
+  return new ResolveRefusedError(
+    "version_under_marker",
+    `resolve --mine of ${rec.path} would publish your deletion of it, but the \`latest\` marker here (${marker}) names its version (${n}), and a data version is never deleted from the datastore while its marker names it: the push would leave the deletion out. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. To delete it there, set ${marker} to another version here and push it (\`sluice push ${
+      shellWord(marker)
+    }\`), then run \`sluice resolve ${p} --mine\` again; to keep theirs, run \`sluice resolve ${p} --theirs\` (it is fetched back here).`,
+  );
+}
+
+/**
  * Refuses `mine` and `merged` of a data version another writer published
  * again with other bytes (`version_rewritten`): a data version is never
  * written over, so only `theirs` settles it; the copy set aside stays.
