@@ -14,7 +14,9 @@ import { isUnder } from "./erasure_attribution.ts";
 
 /**
  * The bytes of `marker` hashing to `hash`, from the version numbers in the
- * cache beside it (none under a directory of `skip`), or null.
+ * cache beside it (none under a directory of `skip`) and in the paths
+ * `also` (a push's held deletions of a published version: the datastore
+ * keeps its files, as its committed marker names it), or null.
  *
  * @example
  * ```ts
@@ -29,10 +31,12 @@ export async function committedMarkerBytes(
   marker: string,
   hash: string,
   skip: readonly string[] = [],
+  also: readonly string[] = [],
 ): Promise<Uint8Array | null> {
   const parent = parentOf(marker);
   const numbers = new Set<string>();
-  for (const f of await cache.listFiles(parent).catch(() => [] as string[])) {
+  const here = await cache.listFiles(parent).catch(() => [] as string[]);
+  for (const f of [...here, ...also.filter((p) => p.startsWith(`${parent}/`))]) {
     const n = f.slice(parent.length + 1).split("/")[0];
     if (/^[0-9]+$/.test(n) && !skip.some((d) => isUnder(f, d))) numbers.add(n);
   }

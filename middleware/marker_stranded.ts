@@ -113,7 +113,14 @@ async function putBackCommitted(
     !named || isUnversioned(named) ||
     (!over && (named.v !== synced.version || named.h !== synced.hash))
   ) return;
-  const committed = await committedMarkerBytes(push.cache, marker, synced.hash);
+  // A published version deleted here whose deletion this push holds (its
+  // committed marker names it: see version-under-marker) counts as one left
+  // here: the datastore keeps its files.
+  const kept = push.plan.filter((e) =>
+    e.class === "data-version" && e.action === "skip" && e.keepDirty === true &&
+    e.syncedVersion !== undefined && !e.strandedCheck
+  ).map((e) => e.path);
+  const committed = await committedMarkerBytes(push.cache, marker, synced.hash, [], kept);
   if (!committed) {
     warnUnrestored(
       push.events,

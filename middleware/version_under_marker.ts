@@ -9,10 +9,21 @@
  * whose directory the marker in this cache names (the marker as it is here
  * now, changed or not) is left out, dirty, with the reason; moving the
  * marker to another version here first (and pushing both) deletes it. A
- * marker removed here too, or naming another version, lets it through. A
- * `resolve --mine` that would publish such a deletion is refused before its
- * push instead (`version_under_marker`, `sync/version_marker.ts`): held
- * here, it would leave the conflict gone and the deletion waiting for good.
+ * marker removed here too, or naming another version, lets it through,
+ * unless the committed marker names the version (the one this cache
+ * synced, or the one the datastore's index names) and this push cannot
+ * publish the marker here in its place: not planned, no version number, or
+ * naming a version neither held here as published or written by this push
+ * nor listed by the datastore once its take-backs are made (a version
+ * deleted here whose own uploads the push takes back). marker-after-version
+ * then holds the marker, and the datastore's stays the committed one, or is
+ * put back to it over this cache's upload (`marker_stranded.ts`): the
+ * version deleted, that marker would name nothing. Such a deletion is held
+ * the same way, with its own reason. A
+ * `resolve --mine` that would publish a deletion held for the first reason
+ * is refused before its push instead (`version_under_marker`,
+ * `sync/version_marker.ts`): held here, it would leave the conflict gone and
+ * the deletion waiting for good.
  *
  * So does a file no index names any more: its deletion takes nothing from a
  * reader the marker points at. That is a withdrawal of this cache's own
@@ -29,7 +40,10 @@ import { shellWord } from "../sync/shell_word.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 import { readIndex, unlistedEntry } from "../sync/transfer/remote_index.ts";
 import { readWriterId, WRITER_METADATA } from "../sync/transfer/writer_id.ts";
-import { markerBeside, markerNamesHere, VERSION_UNDER_MARKER } from "../sync/version_marker.ts";
+import { markerBeside, VERSION_UNDER_MARKER } from "../sync/version_marker.ts";
+import { sha256Hex } from "../sync/hash.ts";
+import { isInternalPath } from "../sync/paths.ts";
+import { listedAfterPush, namedDir } from "./marker_stranded.ts";
 
 /** The gate's registered name. */
 export { VERSION_UNDER_MARKER };
@@ -38,6 +52,18 @@ export { VERSION_UNDER_MARKER };
 export function underMarkerReason(marker: string, n: string): string {
   const version = `${marker.slice(0, marker.lastIndexOf("/"))}/${n}`;
   return `the latest marker ${marker} names this version (${n}): a version is never deleted while its marker names it, so that no reader is pointed at files the index no longer lists; set ${marker} to another version here, then push both (\`sluice push ${
+    shellWord(version)
+  } ${shellWord(marker)}\`)`;
+}
+
+/**
+ * Why the deletion of a version the datastore's committed marker names was
+ * left out, the marker here naming `here` (another version, or no number).
+ */
+export function committedMarkerReason(marker: string, n: string, here: string): string {
+  const version = `${marker.slice(0, marker.lastIndexOf("/"))}/${n}`;
+  const names = /^[0-9]+$/.test(here) ? `names ${here}` : "names no version";
+  return `the datastore's latest marker ${marker} names this version (${n}), and the marker here (it ${names}) is not published by this push (its version is neither held here as published nor listed by the datastore once this push is done), so the datastore's marker stays naming ${n}: a version is never deleted while a marker names it; set ${marker} here to a version that exists (or remove it, where none is left), then push both (\`sluice push ${
     shellWord(version)
   } ${shellWord(marker)}\`)`;
 }
@@ -55,12 +81,20 @@ export function versionUnderMarker(): Middleware<PushContext> {
   return async function versionUnderMarkerGate(ctx, next) {
     // The marker of each data name, read once: what it names here now.
     const named = new Map<string, string | null>();
-    const unnamed = unnamedIn(ctx);
+    const index = lazyIndex(ctx);
+    const unnamed = unnamedIn(ctx, index);
+    const committed = committedNames(ctx, index);
     for (const e of ctx.plan) {
       if (e.action !== "delete" || e.class !== "data-version") continue;
       const { marker, n } = markerBeside(e.path);
-      if (!named.has(marker)) named.set(marker, await markerNamesHere(ctx.cache, marker));
-      if (named.get(marker) !== n) continue;
+      if (!named.has(marker)) named.set(marker, await markerHere(ctx, marker));
+      const here = named.get(marker) ?? null;
+      const reason = here === n
+        ? underMarkerReason(marker, n)
+        : here !== null && await committed(marker, n)
+        ? committedMarkerReason(marker, n, here)
+        : undefined;
+      if (reason === undefined) continue;
       const look = await unnamed(e.path);
       if (look === "goes") {
         ctx.note(VERSION_UNDER_MARKER, `${e.path}: no index names it, its deletion goes`, e);
@@ -68,7 +102,7 @@ export function versionUnderMarker(): Middleware<PushContext> {
       }
       e.action = "skip";
       e.keepDirty = true;
-      e.reason = underMarkerReason(marker, n);
+      e.reason = reason;
       e.handledBy.push(VERSION_UNDER_MARKER);
       // Its entry dropped, the store holding the version synced: held, it
       // would stay named by no index for good (a pull leaves a deletion
@@ -78,6 +112,73 @@ export function versionUnderMarker(): Middleware<PushContext> {
     }
     await next();
   };
+}
+
+/**
+ * The text of the marker here (trimmed; empty where it is too long to be a
+ * version number), or null where there is none (removed here too).
+ */
+async function markerHere(ctx: PushContext, marker: string): Promise<string | null> {
+  const bytes = await ctx.cache.read(marker).catch(() => null);
+  if (!bytes) return null;
+  return bytes.length <= 64 ? new TextDecoder().decode(bytes).trim() : "";
+}
+
+/** The datastore's index, read once per push and only when a look asks. */
+function lazyIndex(ctx: PushContext): () => ReturnType<typeof readIndex> {
+  let index: ReturnType<typeof readIndex> | undefined;
+  return () => index ??= readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
+}
+
+/**
+ * Whether a deletion of version `n` under `marker`, which the marker here
+ * does not name, is held all the same: the committed marker names `n` (the
+ * one this cache synced, which a put-back of its own upload restores, or
+ * the one the datastore's index names), and this push cannot publish the
+ * marker here in its place (see `publishable`, which holds it when its
+ * look fails).
+ */
+function committedNames(
+  ctx: PushContext,
+  index: () => ReturnType<typeof readIndex>,
+): (marker: string, n: string) => Promise<boolean> {
+  const can = new Map<string, Promise<boolean>>();
+  return async (marker, n) => {
+    const enc = new TextEncoder();
+    const hashes = await Promise.all([n, `${n}\n`].map((t) => sha256Hex(enc.encode(t))));
+    const names = (h: string | undefined) => h !== undefined && hashes.includes(h);
+    // An index that cannot be read: the deletion's own request meets the
+    // same failure, and the push stops with it dirty.
+    if (
+      !names(ctx.state.synced(marker)?.hash) &&
+      !names(await index().then((got) => got?.entries[marker]?.h, () => undefined))
+    ) return false;
+    if (!can.has(marker)) can.set(marker, publishable(ctx, marker).catch(() => false));
+    return !(await can.get(marker));
+  };
+}
+
+/**
+ * Whether this push can publish the marker here: it writes the marker
+ * (planned), the marker names a version (a number), and that version is
+ * one a reader can follow once the push is done: its files here each
+ * published already or written by this push, or, none held here, listed by
+ * the datastore's index once the push's take-backs are made (a version
+ * this cache's own uploads alone list, deleted here, is not: see
+ * `listedAfterPush`). Otherwise marker-after-version holds it, and the
+ * datastore's marker stays the committed one (or is put back to it).
+ */
+async function publishable(ctx: PushContext, marker: string): Promise<boolean> {
+  if (ctx.plan.find((e) => e.path === marker)?.action !== "put") return false;
+  const body = await ctx.cache.read(marker);
+  const dir = body ? namedDir(marker, body) : undefined;
+  if (dir === undefined) return false;
+  const held = await ctx.cache.listFiles(dir);
+  const files = held.filter((f) => !isInternalPath(f, ctx.config.classifierRules));
+  if (held.length > 0 && files.length === 0) return true;
+  if (files.length === 0) return await listedAfterPush(ctx, dir) === "listed";
+  const puts = new Set(ctx.plan.filter((e) => e.action === "put").map((e) => e.path));
+  return files.every((f) => puts.has(f) || ctx.state.synced(f) !== undefined);
 }
 
 /**
@@ -93,13 +194,14 @@ export function versionUnderMarker(): Middleware<PushContext> {
  * Such an object at the very version this cache synced is `dropped`: held,
  * and named again by this push (chaos seed 203100030).
  */
-function unnamedIn(ctx: PushContext): (path: string) => Promise<"goes" | "dropped" | "held"> {
+function unnamedIn(
+  ctx: PushContext,
+  index: () => ReturnType<typeof readIndex>,
+): (path: string) => Promise<"goes" | "dropped" | "held"> {
   const o = [ctx.config.retry, ctx.signal] as const;
-  let index: ReturnType<typeof readIndex> | undefined;
   return async (path) => {
     try {
-      index ??= readIndex(ctx.store, ...o, ctx.config.concurrency);
-      const got = await index;
+      const got = await index();
       if (!got || Object.hasOwn(got.entries, path)) return "held";
       if (await unlistedEntry(ctx.store, got, path, ...o) !== undefined) return "held";
       const there = await ctx.store.head(path, { signal: ctx.signal });

@@ -1,0 +1,130 @@
+/**
+ * version-under-marker and the datastore's committed marker: one push that
+ * deletes here both the version the committed `latest` marker names
+ * (version 1) and the version this cache's own marker upload names, which
+ * the push takes back (version 2: its commit landed with the answer lost,
+ * or its marker's shard was cut off). marker-after-version holds the
+ * marker here (it names a version gone by the push's end), and the
+ * committed marker is put back in place of the upload: so version 1's
+ * deletion is held, dirty, with the reason, rather than leaving that
+ * marker naming a version the datastore no longer holds.
+ */
+import assert from "node:assert/strict";
+import { UnreachableError } from "../sync/errors.ts";
+import {
+  assertIndexCurrent,
+  clone,
+  isIndexKey,
+  put,
+  read,
+  v2Store,
+} from "../sync/service/clone_kit.ts";
+import { InMemoryStore } from "../packages/testing/mod.ts";
+import { putVersion } from "./marker_stranded_kit.ts";
+
+const DATA = "data/shell/cmd/m0/out";
+const MARKER = `${DATA}/latest`;
+const FILES = (n: string) => [`${DATA}/${n}/metadata.yaml`, `${DATA}/${n}/raw`];
+
+/** The store's `latest` marker names a version whose files the store holds. */
+function assertMarkerFollowable(store: InMemoryStore) {
+  const named = store.peekText(MARKER)?.trim();
+  if (named === undefined) return;
+  for (const f of FILES(named)) {
+    assert.ok(store.peek(f), `the datastore's marker names ${named}, and ${f} is gone`);
+  }
+}
+
+/**
+ * Version 1 and its marker published; version 2 and the marker moved onto
+ * it pushed, `cut` failing that push; then versions 1 and 2 deleted here
+ * and pushed at once, the marker here still naming 2.
+ */
+async function bothDeleted(
+  store: InMemoryStore,
+  cut: { afterEffect: boolean; match: (key: string) => boolean },
+) {
+  const a = await clone(store, "a");
+  await putVersion(a, "1", { data: DATA });
+  await a.pushChanged();
+  await putVersion(a, "2", { data: DATA });
+  store.failNext("put", 1, () => new UnreachableError("cut off"), cut);
+  await assert.rejects(a.pushChanged(), /could not be reached/);
+  for (const n of ["1", "2"]) {
+    await Deno.remove(`${a.cacheDir}/${DATA}/${n}`, { recursive: true });
+  }
+  await a.markDirty({ relPaths: [...FILES("1"), ...FILES("2")] });
+  const r = await a.pushChanged();
+  assert.equal(store.peek(`${DATA}/2/raw`), undefined, "version 2 is taken back");
+  assert.ok(r.skipped.some((s) => s.path === MARKER), "the marker is held");
+  assertMarkerFollowable(store);
+  for (const f of FILES("1")) {
+    const held = r.skipped.find((s) => s.path === f);
+    assert.ok(held?.keepDirty, `${f}: its deletion is held`);
+    assert.match(held.reason, /datastore's latest marker/);
+    assert.ok(a.state.dirtyPaths().includes(f), `${f} stays dirty`);
+  }
+  assert.equal(store.peekText(MARKER), "1", "the committed marker is put back");
+  await assertIndexCurrent(store, { held: true });
+  const fresh = await clone(store, "fresh");
+  await fresh.pullChanged();
+  assert.equal(await read(fresh, MARKER), "1");
+  assert.equal(await read(fresh, `${DATA}/1/raw`), "a's raw 1");
+  return a;
+}
+
+/** The way out the reason names: the marker removed here too (no version left), then pushed. */
+async function markerRemovedToo(store: InMemoryStore, a: Awaited<ReturnType<typeof clone>>) {
+  await Deno.remove(`${a.cacheDir}/${MARKER}`);
+  await a.markDirty({ relPath: MARKER });
+  const r = await a.pushChanged();
+  assert.ok(r.deleted.includes(`${DATA}/1/raw`), JSON.stringify(r.skipped));
+  assert.equal(store.peek(MARKER), undefined);
+  assert.equal(store.peek(`${DATA}/1/raw`), undefined);
+  await assertIndexCurrent(store, { held: true });
+}
+
+Deno.test("a push deleting the committed marker's version and taking back the version its marker's upload names holds the first deletion (the commit's answer lost)", async () => {
+  const store = new InMemoryStore();
+  const a = await bothDeleted(store, { afterEffect: true, match: isIndexKey });
+  await markerRemovedToo(store, a);
+});
+
+Deno.test("a push deleting the committed marker's version and taking back the version its marker's upload names holds the first deletion (the marker's shard cut off)", async () => {
+  const store = await v2Store();
+  const a = await bothDeleted(store, {
+    afterEffect: false,
+    match: (k) => k === "_index/data--shell--cmd.json",
+  });
+  await markerRemovedToo(store, a);
+});
+
+Deno.test("a push deleting the committed marker's version while the marker here names a version nowhere holds that deletion", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await putVersion(a, "1", { data: DATA });
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/${DATA}/1`, { recursive: true });
+  await a.markDirty({ relPaths: FILES("1") });
+  await put(a, MARKER, "7");
+  const r = await a.pushChanged();
+  assert.ok(r.skipped.some((s) => s.path === MARKER), "the marker is held");
+  assertMarkerFollowable(store);
+  assert.ok(r.skipped.some((s) => s.path === `${DATA}/1/raw` && s.keepDirty));
+  assert.equal(store.peekText(MARKER), "1");
+});
+
+Deno.test("a push deleting the committed marker's version with the marker moved to a version it publishes deletes it", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await putVersion(a, "1", { data: DATA });
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/${DATA}/1`, { recursive: true });
+  await a.markDirty({ relPaths: FILES("1") });
+  await putVersion(a, "2", { data: DATA });
+  const r = await a.pushChanged();
+  assert.deepEqual(r.deleted.sort(), FILES("1"));
+  assert.equal(store.peekText(MARKER), "2");
+  assertMarkerFollowable(store);
+  await assertIndexCurrent(store, { held: true });
+});
