@@ -19,7 +19,11 @@
  * then holds the marker, and the datastore's stays the committed one, or is
  * put back to it over this cache's upload (`marker_stranded.ts`): the
  * version deleted, that marker would name nothing. Such a deletion is held
- * the same way, with its own reason. A
+ * the same way, with its own reason; one let through as the marker here is
+ * published in its place is looked at again once the uploads are made
+ * (`beforeCommit`), and held where a file of the version that marker names
+ * was held back since (another writer's upload in the way) or taken back:
+ * the commit step makes no deletion left out so. A
  * `resolve --mine` that would publish a deletion held for the first reason
  * is refused before its push instead (`version_under_marker`,
  * `sync/version_marker.ts`): held here, it would leave the conflict gone and
@@ -35,14 +39,14 @@
  *
  * @module
  */
-import type { PushContext } from "../sync/context.ts";
+import type { PlanEntry, PushContext } from "../sync/context.ts";
 import { shellWord } from "../sync/shell_word.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 import { readIndex, unlistedEntry } from "../sync/transfer/remote_index.ts";
 import { readWriterId, WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { markerBeside, VERSION_UNDER_MARKER } from "../sync/version_marker.ts";
 import { sha256Hex } from "../sync/hash.ts";
-import { isInternalPath } from "../sync/paths.ts";
+import { isInternalPath, parentOf } from "../sync/paths.ts";
 import { listedAfterPush, namedDir } from "./marker_stranded.ts";
 
 /** The gate's registered name. */
@@ -63,7 +67,7 @@ export function underMarkerReason(marker: string, n: string): string {
 export function committedMarkerReason(marker: string, n: string, here: string): string {
   const version = `${marker.slice(0, marker.lastIndexOf("/"))}/${n}`;
   const names = /^[0-9]+$/.test(here) ? `names ${here}` : "names no version";
-  return `the datastore's latest marker ${marker} names this version (${n}), and the marker here (it ${names}) is not published by this push (its version is neither held here as published nor listed by the datastore once this push is done), so the datastore's marker stays naming ${n}: a version is never deleted while a marker names it; set ${marker} here to a version that exists (or remove it, where none is left), then push both (\`sluice push ${
+  return `the datastore's latest marker ${marker} names this version (${n}), and the marker here (it ${names}) is not published by this push in its place (the version it names is neither published nor written by this push, nor listed by the datastore once this push is done), so the datastore's marker stays naming ${n}: a version is never deleted while a marker names it; set ${marker} here to a version that exists (or remove it, where none is left), then push both (\`sluice push ${
     shellWord(version)
   } ${shellWord(marker)}\`)`;
 }
@@ -84,34 +88,64 @@ export function versionUnderMarker(): Middleware<PushContext> {
     const index = lazyIndex(ctx);
     const unnamed = unnamedIn(ctx, index);
     const committed = committedNames(ctx, index);
+    const watched: { e: PlanEntry; reason: string }[] = [];
     for (const e of ctx.plan) {
       if (e.action !== "delete" || e.class !== "data-version") continue;
       const { marker, n } = markerBeside(e.path);
       if (!named.has(marker)) named.set(marker, await markerHere(ctx, marker));
       const here = named.get(marker) ?? null;
-      const reason = here === n
-        ? underMarkerReason(marker, n)
-        : here !== null && await committed(marker, n)
-        ? committedMarkerReason(marker, n, here)
-        : undefined;
-      if (reason === undefined) continue;
-      const look = await unnamed(e.path);
-      if (look === "goes") {
-        ctx.note(VERSION_UNDER_MARKER, `${e.path}: no index names it, its deletion goes`, e);
+      if (here === n) {
+        hold(ctx, e, underMarkerReason(marker, n), await unnamed(e.path));
         continue;
       }
-      e.action = "skip";
-      e.keepDirty = true;
-      e.reason = reason;
-      e.handledBy.push(VERSION_UNDER_MARKER);
-      // Its entry dropped, the store holding the version synced: held, it
-      // would stay named by no index for good (a pull leaves a deletion
-      // marked here to the push), so the push names it again.
-      if (look === "dropped") e.nameSynced = true;
-      ctx.note(VERSION_UNDER_MARKER, `${e.path}: ${marker} names its version, kept`, e);
+      if (here === null) continue;
+      const by = await committed(marker, n);
+      if (by === "free") continue;
+      const reason = committedMarkerReason(marker, n, here);
+      if (by === "held") hold(ctx, e, reason, await unnamed(e.path));
+      else watched.push({ e, reason });
+    }
+    // Let through as the marker here is published in its place: looked at
+    // again once the uploads are made, before the commit step writes the
+    // marker and makes the deletions. A file of its version held back since
+    // (another writer's upload in the way) or taken back holds the marker,
+    // and so the deletion.
+    if (watched.length > 0) {
+      ctx.beforeCommit.push(async () => {
+        for (const { e, reason } of watched) {
+          if (e.action !== "delete" || await stillPublished(ctx, e)) continue;
+          hold(ctx, e, reason, await unnamed(e.path));
+        }
+      });
     }
     await next();
   };
+}
+
+/**
+ * Leaves the deletion `e` out, dirty, with `reason`, unless no index names
+ * its file (`look`: see `unnamedIn`).
+ */
+function hold(
+  ctx: PushContext,
+  e: PlanEntry,
+  reason: string,
+  look: "goes" | "dropped" | "held",
+): void {
+  const marker = `${parentOf(parentOf(e.path))}/latest`;
+  if (look === "goes") {
+    ctx.note(VERSION_UNDER_MARKER, `${e.path}: no index names it, its deletion goes`, e);
+    return;
+  }
+  e.action = "skip";
+  e.keepDirty = true;
+  e.reason = reason;
+  e.handledBy.push(VERSION_UNDER_MARKER);
+  // Its entry dropped, the store holding the version synced: held, it
+  // would stay named by no index for good (a pull leaves a deletion
+  // marked here to the push), so the push names it again.
+  if (look === "dropped") e.nameSynced = true;
+  ctx.note(VERSION_UNDER_MARKER, `${e.path}: ${marker} names its version, kept`, e);
 }
 
 /**
@@ -132,16 +166,18 @@ function lazyIndex(ctx: PushContext): () => ReturnType<typeof readIndex> {
 
 /**
  * Whether a deletion of version `n` under `marker`, which the marker here
- * does not name, is held all the same: the committed marker names `n` (the
- * one this cache synced, which a put-back of its own upload restores, or
- * the one the datastore's index names), and this push cannot publish the
- * marker here in its place (see `publishable`, which holds it when its
- * look fails).
+ * does not name, is held all the same (`held`): the committed marker names
+ * `n` (the one this cache synced, which a put-back of its own upload
+ * restores, or the one the datastore's index names), and this push cannot
+ * publish the marker here in its place (see `publishable`, which holds it
+ * when its look fails). `watch`: it names `n`, and the marker here is
+ * published as far as the plan tells (looked at again before the commit:
+ * `stillPublished`); `free`: it names another version.
  */
 function committedNames(
   ctx: PushContext,
   index: () => ReturnType<typeof readIndex>,
-): (marker: string, n: string) => Promise<boolean> {
+): (marker: string, n: string) => Promise<"held" | "watch" | "free"> {
   const can = new Map<string, Promise<boolean>>();
   return async (marker, n) => {
     const enc = new TextEncoder();
@@ -152,10 +188,35 @@ function committedNames(
     if (
       !names(ctx.state.synced(marker)?.hash) &&
       !names(await index().then((got) => got?.entries[marker]?.h, () => undefined))
-    ) return false;
+    ) return "free";
     if (!can.has(marker)) can.set(marker, publishable(ctx, marker).catch(() => false));
-    return !(await can.get(marker));
+    return await can.get(marker) ? "watch" : "held";
   };
+}
+
+/**
+ * Once the uploads are made: whether the marker the deletion `e` waits on
+ * is still written by this push, and each file here of the version it
+ * names published already or still written (neither held back by a gate
+ * nor taken back as lost since). A look that fails holds the deletion.
+ */
+async function stillPublished(ctx: PushContext, e: PlanEntry): Promise<boolean> {
+  try {
+    const marker = `${parentOf(parentOf(e.path))}/latest`;
+    if (ctx.plan.find((p) => p.path === marker)?.action !== "put") return false;
+    const body = await ctx.cache.read(marker);
+    const dir = body ? namedDir(marker, body) : undefined;
+    if (dir === undefined) return false;
+    const puts = new Set(ctx.plan.filter((p) => p.action === "put").map((p) => p.path));
+    const files = (await ctx.cache.listFiles(dir)).filter((f) =>
+      !isInternalPath(f, ctx.config.classifierRules)
+    );
+    return files.every((f) =>
+      ctx.state.synced(f) !== undefined || (puts.has(f) && !ctx.withdrawn.has(f))
+    );
+  } catch {
+    return false;
+  }
 }
 
 /**

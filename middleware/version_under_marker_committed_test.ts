@@ -20,6 +20,8 @@ import {
   v2Store,
 } from "../sync/service/clone_kit.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
+import { PutModes } from "../sync/ports.ts";
+import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { putVersion } from "./marker_stranded_kit.ts";
 
 const DATA = "data/shell/cmd/m0/out";
@@ -124,6 +126,53 @@ Deno.test("a push deleting the committed marker's version with the marker moved 
   await putVersion(a, "2", { data: DATA });
   const r = await a.pushChanged();
   assert.deepEqual(r.deleted.sort(), FILES("1"));
+  assert.equal(store.peekText(MARKER), "2");
+  assertMarkerFollowable(store);
+  await assertIndexCurrent(store, { held: true });
+});
+
+Deno.test("a push deleting the committed marker's version with the marker moved to a version still being written holds that deletion", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a", undefined, { unfinishedVersions: "hold" });
+  await putVersion(a, "1", { data: DATA });
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/${DATA}/1`, { recursive: true });
+  await a.markDirty({ relPaths: FILES("1") });
+  // Version 2's raw, its metadata.yaml not written yet: held back, and the marker with it.
+  await put(a, `${DATA}/2/raw`, "a's raw 2");
+  await put(a, MARKER, "2");
+  const r = await a.pushChanged();
+  assert.ok(r.skipped.some((s) => s.path === MARKER), "the marker is held");
+  assertMarkerFollowable(store);
+  assert.ok(r.skipped.some((s) => s.path === `${DATA}/1/raw` && s.keepDirty));
+  assert.equal(store.peekText(MARKER), "1");
+});
+
+Deno.test("a push deleting the committed marker's version holds that deletion when the version the marker here names is held back by another writer's upload in the way", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  await putVersion(a, "1", { data: DATA });
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/${DATA}/1`, { recursive: true });
+  await a.markDirty({ relPaths: FILES("1") });
+  await store.put(`${DATA}/2/raw`, new TextEncoder().encode("theirs"), PutModes.create, {
+    metadata: { [WRITER_METADATA]: "another-writer" },
+  });
+  await putVersion(a, "2", { data: DATA });
+  const r = await a.pushChanged();
+  assert.ok(r.skipped.some((s) => s.path === MARKER), "the marker is held");
+  assertMarkerFollowable(store);
+  for (const f of FILES("1")) {
+    const held = r.skipped.find((s) => s.path === f);
+    assert.ok(held?.keepDirty, `${f}: its deletion is held`);
+    assert.match(held.reason, /datastore's latest marker/);
+  }
+  assert.equal(store.peekText(MARKER), "1");
+  await assertIndexCurrent(store, { held: true });
+  // That writer's upload gone: the next push publishes version 2 and the marker, then deletes 1.
+  await store.delete(`${DATA}/2/raw`);
+  const next = await a.pushChanged();
+  assert.deepEqual(next.deleted.sort(), FILES("1"));
   assert.equal(store.peekText(MARKER), "2");
   assertMarkerFollowable(store);
   await assertIndexCurrent(store, { held: true });

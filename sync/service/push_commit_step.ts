@@ -6,7 +6,9 @@
  * through: one refused (a peer's version there, met as a conflict) leaves
  * the marker as it is on the datastore, naming that version. (On S3 a
  * peer's marker set back to the bytes this cache synced has the version it
- * synced: its compare-and-swap alone would not tell.)
+ * synced: its compare-and-swap alone would not tell.) A deletion a gate
+ * left out after the plan (before the commit: version-under-marker's look
+ * once the uploads are made) is not made.
  *
  * @module
  */
@@ -47,7 +49,9 @@ export async function commitStep(
   io: CommitStepIo,
 ): Promise<void> {
   await io.write(due.filter((e) => !e.unmarked));
-  await io.remove(deletes.filter((e) => !e.unmarked));
+  // A deletion a gate left out since the plan (a hook run before the
+  // commit: see version-under-marker) is not made.
+  await io.remove(deletes.filter((e) => !e.unmarked && e.action !== "skip"));
   const along = [...due, ...deletes].filter((e) => e.unmarked);
   if (along.length === 0) return;
   const gone = new Set(io.deleted());
