@@ -10,6 +10,7 @@ import type { SyncService } from "../../sync/service/service.ts";
 import type { CommandEnv } from "./commands.ts";
 import { type ClientKind, type Op, SHARED_FILES } from "./history_ops.ts";
 import { insertAtStart } from "./moves_bucket.ts";
+import { apiPair } from "./moves_start.ts";
 import type { Rng } from "./prng.ts";
 
 /**
@@ -41,22 +42,11 @@ export function insertCheckedWindow(
   rng: Rng,
   share: number,
 ): void {
-  const clones = kinds.length;
-  if (ops.length === 0 || clones < 2 || !checked || !rng.chance(share)) return;
   // The peer's sync edits between its pull and its push: a plain API sync.
-  const apis = kinds.flatMap((k, i) => k === "api" ? [i] : []);
-  if (apis.length === 0) return;
-  let next = Math.max(...ops.map((o) => o.id)) + 1;
-  const id = () => next++;
-  const peer = rng.pick(apis);
-  const clone = (peer + rng.range(1, clones - 1)) % clones;
+  const pair = apiPair(ops, kinds, rng, share, checked);
+  if (!pair) return;
+  const { api: peer, other: clone, id, tick } = pair;
   const file = rng.int(SHARED_FILES.length);
-  const tick = (lo: number, hi: number): Op => ({
-    id: id(),
-    kind: "tick",
-    n: rng.range(lo, hi),
-    pick: rng.int(2 ** 31),
-  });
   insertAtStart(ops, [
     { id: id(), kind: "crash", clone, at: "answer", queued: true },
     { id: id(), kind: "edit", clone, file, how: "push" },

@@ -7,8 +7,9 @@
  * @module
  */
 import type { Rng } from "./prng.ts";
-import { type ClientKind, type Op, SHARED_FILES } from "./history_ops.ts";
+import type { ClientKind, Op } from "./history_ops.ts";
 import { insertAtStart } from "./moves_bucket.ts";
+import { apiPair, type BlockIds, blockIds, oldMachineFiles, oldPullWindow } from "./moves_start.ts";
 
 /**
  * Inserts, in a share of v1 histories with old clients and three clones or
@@ -37,15 +38,16 @@ export function insertDroppedDeletion(
   share: number,
 ): void {
   if (ops.length === 0 || clones < 3 || !rng.chance(share)) return;
+  const ids = blockIds(ops, rng);
   const clone = rng.int(clones);
   const peer = (clone + rng.range(1, clones - 1)) % clones;
-  const { file, opening, nextId, tick, sync } = droppedEntry(ops, clones, rng, clone, peer);
+  const { file, opening, tick, sync } = droppedEntry(ids, clones, rng, clone, peer);
   const block: Op[] = [
     ...opening,
-    { id: nextId(), kind: "delete", clone, file, how: "hand" },
+    { id: ids.id(), kind: "delete", clone, file, how: "hand" },
     sync(clone),
   ];
-  if (rng.chance(0.5)) block.push({ id: nextId(), kind: "bulk", clone });
+  if (rng.chance(0.5)) block.push({ id: ids.id(), kind: "bulk", clone });
   block.push(tick(40, 80), sync(peer), tick(40, 80));
   insertAtStart(ops, block);
 }
@@ -68,19 +70,16 @@ export function insertDroppedEdit(
   rng: Rng,
   share: number,
 ): void {
-  const clones = kinds.length;
-  if (ops.length === 0 || clones < 3 || !rng.chance(share)) return;
   // The peer drives Sluice itself: its sync pulls before it attempts the
   // global lock, so the old client's write-back comes after that pull.
-  const api = kinds.flatMap((k, i) => k === "api" ? [i] : []);
-  if (api.length === 0) return;
-  const peer = api[rng.int(api.length)];
-  const clone = (peer + rng.range(1, clones - 1)) % clones;
-  const { file, opening, nextId, tick, sync } = droppedEntry(ops, clones, rng, clone, peer);
+  const pair = apiPair(ops, kinds, rng, share, true, 3);
+  if (!pair) return;
+  const { api: peer, other: clone } = pair;
+  const { file, opening, tick, sync } = droppedEntry(pair, kinds.length, rng, clone, peer);
   insertAtStart(ops, [
     ...opening,
     // The peer's edit, pushed before any pull of its saw the drop.
-    { id: nextId(), kind: "edit", clone: peer, file, how: "push", dropped: true },
+    { id: pair.id(), kind: "edit", clone: peer, file, how: "push", dropped: true },
     tick(40, 80),
     sync(clone),
     tick(40, 80),
@@ -90,48 +89,31 @@ export function insertDroppedEdit(
 }
 
 /**
- * What both moves open with, their ids after every op in `ops`: a third
- * clone (neither `clone` nor `peer`), the old client's machine, pushes a
- * shared file, then, armed to crash at `commit`, deletes it and pushes it
- * by name; past the TTL of the global lock its dead process held, the old
- * client's pull there stops before its write-back until the peer's next
- * command, while `clone` pushes another shared file, `file`, new, and the
- * peer syncs. With the id counter and the tick and sync ops the rest of the
- * move draws from it.
+ * What both moves open with, their ids from `ids`: a third clone (neither
+ * `clone` nor `peer`), the old client's machine, pushes a shared file,
+ * then, armed to crash at `commit`, deletes it and pushes it by name; past
+ * the TTL of the global lock its dead process held, the old client's pull
+ * there stops before its write-back until the peer's next command (see
+ * {@link oldPullWindow}), while `clone` pushes another shared file, `file`,
+ * new, and the peer syncs. With the tick and sync ops the rest of the move
+ * draws from it.
  */
-function droppedEntry(ops: Op[], clones: number, rng: Rng, clone: number, peer: number) {
-  let id = Math.max(...ops.map((o) => o.id)) + 1;
-  let machine = rng.int(clones);
-  while (machine === clone || machine === peer) machine = (machine + 1) % clones;
-  const file = rng.int(SHARED_FILES.length);
-  const gone = (file + rng.range(1, SHARED_FILES.length - 1)) % SHARED_FILES.length;
-  const tick = (lo: number, hi: number): Op => ({
-    id: id++,
-    kind: "tick",
-    n: rng.range(lo, hi),
-    pick: rng.int(2 ** 31),
-  });
+function droppedEntry(ids: BlockIds, clones: number, rng: Rng, clone: number, peer: number) {
+  const { id, tick } = ids;
+  const { machine, file, gone } = oldMachineFiles(clones, rng, clone, peer);
   // An odd id: a core-driven clone's sync with an even one, beside old
   // clients, is a token command of the tool's, which pulls nothing.
   const sync = (c: number): Op => {
-    if (id % 2 === 0) id++;
-    return { id: id++, kind: "sync", clone: c };
+    let n = id();
+    if (n % 2 === 0) n = id();
+    return { id: n, kind: "sync", clone: c };
   };
   const opening: Op[] = [
-    { id: id++, kind: "edit", clone: machine, file: gone, how: "push" },
-    tick(20, 40),
-    { id: id++, kind: "crash", clone: machine, at: "commit", queued: true },
-    { id: id++, kind: "delete", clone: machine, file: gone, how: "push" },
-    tick(20, 40),
-    // Past the TTL of the global lock the dead process held.
-    { id: id++, kind: "wait", ms: 31_000 },
-    tick(5, 20),
-    // Aimed: the scheduler goes on until the old client read the index.
-    { id: id++, kind: "oldpull", clone: machine, window: peer },
-    { id: id++, kind: "edit", clone, file, how: "push" },
+    ...oldPullWindow(ids, machine, gone, peer),
+    { id: id(), kind: "edit", clone, file, how: "push" },
     tick(30, 60),
     sync(peer),
     tick(40, 80),
   ];
-  return { file, opening, nextId: () => id++, tick, sync };
+  return { file, opening, tick, sync };
 }

@@ -10,6 +10,7 @@
 import type { Rng } from "./prng.ts";
 import { type ClientKind, DATA_NAMES, MODELS, type Op } from "./history_ops.ts";
 import { insertAtStart } from "./moves_bucket.ts";
+import { blockIds, cutOffRun, lostVersions } from "./moves_start.ts";
 
 /**
  * Inserts, in a share of histories with old clients and a core-driven
@@ -40,43 +41,17 @@ export function insertLostMarkerWindow(
   if (ops.length === 0 || !oldClients || !rng.chance(share)) return;
   const cores = kinds.flatMap((k, i) => k === "core" ? [i] : []);
   if (cores.length === 0 || kinds.length < 2) return;
-  let next = Math.max(...ops.map((o) => o.id)) + 1;
-  const id = () => next++;
-  const tick = (lo: number, hi: number): Op => ({
-    id: id(),
-    kind: "tick",
-    n: rng.range(lo, hi),
-    pick: rng.int(2 ** 31),
-  });
+  const ids = blockIds(ops, rng);
   const clone = rng.pick(cores);
   const machine = (clone + rng.range(1, kinds.length - 1)) % kinds.length;
   const model = rng.int(MODELS.length);
   const data = rng.int(DATA_NAMES.length);
-  const block: Op[] = [
-    { id: id(), kind: "sync", clone },
-    tick(20, 40),
-    // A version committed first: the marker the lost version's is written over.
-    { id: id(), kind: "run", clone, model, data, workMs: 0 },
-    tick(20, 40),
-    // Its next run's process dies between its uploads (the version and
-    // the marker, over the committed one) and its commit's index update.
-    { id: id(), kind: "crash", clone, at: "commit", queued: true },
-    { id: id(), kind: "run", clone, model, data, workMs: 0 },
-    tick(20, 40),
-    // Past the TTL of the locks the dead process held.
-    { id: id(), kind: "wait", ms: 31_000 },
-    tick(5, 20),
-  ];
-  const run = id();
-  block.push(
-    { id: run, kind: "run", clone, model, data, workMs: 30_000 },
-    // The version the cut-off run uploaded, then the run's own: both lost,
-    // the marker's reset goes back to the committed one.
-    { id: id(), kind: "lockless", run, pick: rng.int(2 ** 31), indexed: true, below: true },
-    { id: id(), kind: "lockless", run, pick: rng.int(2 ** 31), indexed: true },
+  const target = { clone, model, data };
+  insertAtStart(ops, [
+    ...cutOffRun(ids, target),
+    ...lostVersions(ids, rng, target),
     // Aimed: the scheduler goes on until the old client read the index.
-    { id: id(), kind: "oldpush", clone: machine, window: clone },
-    tick(60, 120),
-  );
-  insertAtStart(ops, block);
+    { id: ids.id(), kind: "oldpush", clone: machine, window: clone },
+    ids.tick(60, 120),
+  ]);
 }

@@ -13,10 +13,9 @@ import type { PullResult } from "../../sync/service/pull_result.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import type { CommandEnv } from "./commands.ts";
 import { type ClientKind, DATA_NAMES, MODELS, type Op } from "./history_ops.ts";
+import { insertAtStart } from "./moves_bucket.ts";
+import { apiPair, unpushedRuns } from "./moves_start.ts";
 import type { Rng } from "./prng.ts";
-
-/** Fake time past a dead run's model lock's TTL, after which the next run takes the lock. */
-const PAST_LOCK_TTL_MS = 31_000;
 
 /**
  * Inserts, in a share of histories with two clones or more, at their start
@@ -44,49 +43,19 @@ export function insertLostRace(
   rng: Rng,
   share: number,
 ): void {
-  const clones = kinds.length;
-  if (ops.length === 0 || clones < 2 || !rng.chance(share)) return;
   // Driven through the library's API: its sync is a plain pull, then push.
-  const apis = kinds.flatMap((k, i) => k === "api" ? [i] : []);
-  if (apis.length === 0) return;
-  let id = Math.max(...ops.map((o) => o.id)) + 1;
-  const clone = rng.pick(apis);
-  const peer = (clone + rng.range(1, clones - 1)) % clones;
+  const pair = apiPair(ops, kinds, rng, share);
+  if (!pair) return;
+  const { api: clone, other: peer, id, tick } = pair;
   const model = rng.int(MODELS.length);
   const data = rng.int(DATA_NAMES.length);
-  const tick = (lo = 30, hi = 60): Op => ({
-    id: id++,
-    kind: "tick",
-    n: rng.range(lo, hi),
-    pick: rng.int(2 ** 31),
-  });
-  const run = (c: number, workMs = 0): Op => ({
-    id: id++,
-    kind: "run",
-    clone: c,
-    model,
-    data,
-    workMs,
-    same: true,
-  });
-  const block: Op[] = [{ id: id++, kind: "sync", clone: peer }, tick(), run(peer), tick()];
-  block.push({ id: id++, kind: "sync", clone }, tick());
-  for (let i = 0; i < 3; i++) {
-    block.push(run(clone, 600_000), tick(10, 30));
-    block.push({ id: id++, kind: "crash", clone }, {
-      id: id++,
-      kind: "wait",
-      ms: PAST_LOCK_TTL_MS,
-    });
-  }
-  block.push(run(peer), tick());
-  const marker: Op = { id: id++, kind: "marker", clone, model, data, back: false, how: "push" };
+  const { block, run } = unpushedRuns(pair, clone, peer, model, data, 3);
+  const marker: Op = { id: id(), kind: "marker", clone, model, data, back: false, how: "push" };
   const again = run(peer);
   block.push(...(rng.chance(0.5) ? [marker, again] : [again, marker]));
-  block.push(tick(60, 120), tick(), { id: id++, kind: "sync", clone, raced: { model, data } });
+  block.push(tick(60, 120), tick(), { id: id(), kind: "sync", clone, raced: { model, data } });
   block.push(tick());
-  const start = ops.findIndex((o) => o.kind !== "foreign");
-  ops.splice(start < 0 ? ops.length : start, 0, ...block);
+  insertAtStart(ops, block);
 }
 
 /**

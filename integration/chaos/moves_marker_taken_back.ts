@@ -11,6 +11,7 @@
 import type { Rng } from "./prng.ts";
 import { DATA_NAMES, MODELS, type Op } from "./history_ops.ts";
 import { insertAtStart } from "./moves_bucket.ts";
+import { blockIds } from "./moves_start.ts";
 
 /**
  * Inserts, in a share of histories, at their start (after another tool's
@@ -27,14 +28,7 @@ import { insertAtStart } from "./moves_bucket.ts";
  */
 export function insertMarkerTakenBack(ops: Op[], clones: number, rng: Rng, share: number): void {
   if (ops.length === 0 || !rng.chance(share)) return;
-  let next = Math.max(...ops.map((o) => o.id)) + 1;
-  const id = () => next++;
-  const tick = (lo: number, hi: number): Op => ({
-    id: id(),
-    kind: "tick",
-    n: rng.range(lo, hi),
-    pick: rng.int(2 ** 31),
-  });
+  const { id, tick } = blockIds(ops, rng);
   const clone = rng.int(clones);
   const other = clones > 1 ? (clone + rng.range(1, clones - 1)) % clones : clone;
   const model = rng.int(MODELS.length);

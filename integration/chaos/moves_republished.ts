@@ -7,8 +7,15 @@
  *
  * @module
  */
-import { type ClientKind, type Op, SHARED_FILES } from "./history_ops.ts";
+import type { ClientKind, Op } from "./history_ops.ts";
 import { insertAtStart } from "./moves_bucket.ts";
+import {
+  apiClones,
+  blockIds,
+  oldMachineFiles,
+  oldPullWindow,
+  PAST_LOCK_TTL_MS,
+} from "./moves_start.ts";
 import type { Rng } from "./prng.ts";
 
 /**
@@ -41,50 +48,34 @@ export function insertRepublished(
 ): void {
   const clones = kinds.length;
   if (ops.length === 0 || clones < 3 || !etag || !rng.chance(share)) return;
-  const apis = kinds.flatMap((k, i) => k === "api" ? [i] : []);
+  const apis = apiClones(kinds);
   if (apis.length < 2) return;
-  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const ids = blockIds(ops, rng);
+  const { id, tick } = ids;
   const peer = rng.pick(apis);
   const clone = rng.pick(apis.filter((c) => c !== peer));
-  let machine = rng.int(clones);
-  while (machine === clone || machine === peer) machine = (machine + 1) % clones;
-  const file = rng.int(SHARED_FILES.length);
-  const gone = (file + rng.range(1, SHARED_FILES.length - 1)) % SHARED_FILES.length;
-  const tick = (lo: number, hi: number): Op => ({
-    id: id++,
-    kind: "tick",
-    n: rng.range(lo, hi),
-    pick: rng.int(2 ** 31),
-  });
-  const first = id + 1;
+  const { machine, file, gone } = oldMachineFiles(clones, rng, clone, peer);
+  const lost: Op = { id: id(), kind: "crash", clone: machine, at: "answer", queued: true };
+  const first = id();
   insertAtStart(ops, [
-    { id: id++, kind: "crash", clone: machine, at: "answer", queued: true },
-    { id: id++, kind: "edit", clone: machine, file, how: "push" },
+    lost,
+    { id: first, kind: "edit", clone: machine, file, how: "push" },
     tick(20, 40),
     // Past the TTL of the global lock the dead process held.
-    { id: id++, kind: "wait", ms: 31_000 },
+    { id: id(), kind: "wait", ms: PAST_LOCK_TTL_MS },
     tick(20, 40),
-    { id: id++, kind: "delete", clone: machine, file, how: "push" },
+    { id: id(), kind: "delete", clone: machine, file, how: "push" },
     tick(40, 80),
-    { id: id++, kind: "edit", clone: machine, file: gone, how: "push" },
-    tick(20, 40),
-    { id: id++, kind: "crash", clone: machine, at: "commit", queued: true },
-    { id: id++, kind: "delete", clone: machine, file: gone, how: "push" },
-    tick(20, 40),
-    // Past the TTL of the global lock the dead process held.
-    { id: id++, kind: "wait", ms: 31_000 },
-    tick(5, 20),
-    // Aimed: the scheduler goes on until the old client read the index.
-    { id: id++, kind: "oldpull", clone: machine, window: peer },
-    { id: id++, kind: "sync", clone, edit: file, again: { op: first, clone: machine } },
+    ...oldPullWindow(ids, machine, gone, peer),
+    { id: id(), kind: "sync", clone, edit: file, again: { op: first, clone: machine } },
     tick(60, 120),
-    { id: id++, kind: "sync", clone: peer },
+    { id: id(), kind: "sync", clone: peer },
     tick(40, 80),
-    { id: id++, kind: "edit", clone: peer, file, how: "push", dropped: true },
+    { id: id(), kind: "edit", clone: peer, file, how: "push", dropped: true },
     tick(40, 80),
-    { id: id++, kind: "sync", clone },
+    { id: id(), kind: "sync", clone },
     tick(40, 80),
-    { id: id++, kind: "sync", clone: peer },
+    { id: id(), kind: "sync", clone: peer },
     tick(40, 80),
   ]);
 }

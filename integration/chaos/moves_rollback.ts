@@ -7,9 +7,8 @@
  */
 import type { Rng } from "./prng.ts";
 import { type ClientKind, DATA_NAMES, MODELS, type Op } from "./history_ops.ts";
-
-/** Fake time past a dead run's model lock's TTL, after which a peer's run takes the lock. */
-const PAST_LOCK_TTL_MS = 31_000;
+import { insertAtStart } from "./moves_bucket.ts";
+import { apiPair, unpushedRuns } from "./moves_start.ts";
 
 /**
  * Inserts, in a share of histories with two clones or more, at their start
@@ -34,49 +33,20 @@ export function insertRollbackPast(
   rng: Rng,
   share: number,
 ): void {
-  const clones = kinds.length;
-  if (ops.length === 0 || clones < 2 || !rng.chance(share)) return;
   // Driven through the library's API: a core-driven clone pulls before it pushes.
-  const apis = kinds.flatMap((k, i) => k === "api" ? [i] : []);
-  if (apis.length === 0) return;
-  let id = Math.max(...ops.map((o) => o.id)) + 1;
-  const clone = rng.pick(apis);
-  const peer = (clone + rng.range(1, clones - 1)) % clones;
+  const pair = apiPair(ops, kinds, rng, share);
+  if (!pair) return;
+  const { api: clone, other: peer, id, tick } = pair;
   const model = rng.int(MODELS.length);
   const data = rng.int(DATA_NAMES.length);
-  const tick = (): Op => ({ id: id++, kind: "tick", n: rng.range(30, 60), pick: rng.int(2 ** 31) });
-  const run = (c: number, workMs = 0): Op => ({
-    id: id++,
-    kind: "run",
-    clone: c,
-    model,
-    data,
-    workMs,
-    same: true,
-  });
-  const block: Op[] = [{ id: id++, kind: "sync", clone: peer }, tick(), run(peer), tick()];
-  block.push({ id: id++, kind: "sync", clone }, tick());
-  // Two runs of the clone's, each dying while it works (past the dead
-  // run's lock, the next takes it): versions k+1 and k+2 stay here, unpushed.
-  for (let i = 0; i < 2; i++) {
-    block.push(run(clone, 600_000), {
-      id: id++,
-      kind: "tick",
-      n: rng.range(10, 30),
-      pick: rng.int(2 ** 31),
-    });
-    block.push({ id: id++, kind: "crash", clone }, {
-      id: id++,
-      kind: "wait",
-      ms: PAST_LOCK_TTL_MS,
-    });
-  }
-  block.push(run(peer), tick(), run(peer), tick());
+  // Two runs of the clone's, each dying while it works: versions k+1 and
+  // k+2 stay here, unpushed; then the peer's first run (k+1).
+  const { block, run } = unpushedRuns(pair, clone, peer, model, data, 2);
+  block.push(run(peer), tick());
   block.push(
-    { id: id++, kind: "marker", clone: peer, model, data, back: true, how: "push" },
+    { id: id(), kind: "marker", clone: peer, model, data, back: true, how: "push" },
     tick(),
   );
-  block.push({ id: id++, kind: "marker", clone, model, data, back: false, how: "push" }, tick());
-  const start = ops.findIndex((o) => o.kind !== "foreign");
-  ops.splice(start < 0 ? ops.length : start, 0, ...block);
+  block.push({ id: id(), kind: "marker", clone, model, data, back: false, how: "push" }, tick());
+  insertAtStart(ops, block);
 }

@@ -12,6 +12,7 @@ import type { CommandEnv } from "./commands.ts";
 import type { Rng } from "./prng.ts";
 import { type ClientKind, DATA_NAMES, MODELS, type Op } from "./history_ops.ts";
 import { insertAtStart } from "./moves_bucket.ts";
+import { apiPair } from "./moves_start.ts";
 
 /**
  * Inserts, in a share of v2 histories with two clones or more, at their
@@ -40,31 +41,21 @@ export function insertShardCut(
   rng: Rng,
   share: number,
 ): void {
-  const clones = kinds.length;
-  if (ops.length === 0 || clones < 2 || !v2 || !rng.chance(share)) return;
   // Its checked sync is a plain pull, then push: a clone driven through the API.
-  const apis = kinds.flatMap((k, i) => k === "api" ? [i] : []);
-  if (apis.length === 0) return;
-  let id = Math.max(...ops.map((o) => o.id)) + 1;
-  const clone = rng.pick(apis);
-  const peer = (clone + rng.range(1, clones - 1)) % clones;
+  const pair = apiPair(ops, kinds, rng, share, v2);
+  if (!pair) return;
+  const { api: clone, other: peer, id, tick } = pair;
   const model = rng.int(MODELS.length);
   const data = rng.int(DATA_NAMES.length);
   const other = (data + rng.range(1, DATA_NAMES.length - 1)) % DATA_NAMES.length;
-  const tick = (lo: number, hi: number): Op => ({
-    id: id++,
-    kind: "tick",
-    n: rng.range(lo, hi),
-    pick: rng.int(2 ** 31),
-  });
-  const stopped = id++;
+  const stopped = id();
   const block: Op[] = [
-    { id: id++, kind: "sync", clone },
-    { id: id++, kind: "sync", clone: peer },
+    { id: id(), kind: "sync", clone },
+    { id: id(), kind: "sync", clone: peer },
     tick(20, 40),
     { id: stopped, kind: "run", clone, model, data, workMs: 0, same: true },
     {
-      id: id++,
+      id: id(),
       kind: "stall",
       clone,
       on: true,
@@ -72,17 +63,17 @@ export function insertShardCut(
       run: stopped,
       pick: rng.int(2 ** 31),
     },
-    { id: id++, kind: "breakglass", model },
+    { id: id(), kind: "breakglass", model },
     tick(20, 40),
-    { id: id++, kind: "crash", clone: peer, at: "answer", queued: true },
-    { id: id++, kind: "run", clone: peer, model, data, workMs: 0, same: true },
+    { id: id(), kind: "crash", clone: peer, at: "answer", queued: true },
+    { id: id(), kind: "run", clone: peer, model, data, workMs: 0, same: true },
     tick(60, 120),
     tick(60, 120),
-    { id: id++, kind: "stall", clone, on: false },
+    { id: id(), kind: "stall", clone, on: false },
     tick(40, 80),
-    { id: id++, kind: "run", clone, model, data: other, workMs: 0 },
+    { id: id(), kind: "run", clone, model, data: other, workMs: 0 },
     tick(40, 80),
-    { id: id++, kind: "sync", clone, listed: { model, data } },
+    { id: id(), kind: "sync", clone, listed: { model, data } },
     tick(20, 40),
   ];
   insertAtStart(ops, block);

@@ -12,6 +12,7 @@
 import type { Rng } from "./prng.ts";
 import { DATA_NAMES, MODELS, type Op } from "./history_ops.ts";
 import { insertAtStart } from "./moves_bucket.ts";
+import { blockIds, cutOffRun, lostVersions } from "./moves_start.ts";
 
 /**
  * Inserts, in a share of histories, at their start (after another tool's
@@ -39,31 +40,14 @@ export function insertTakeBackFault(
   call: "put" | "delete",
 ): void {
   if (ops.length === 0 || !rng.chance(share)) return;
-  let next = Math.max(...ops.map((o) => o.id)) + 1;
-  const id = () => next++;
-  const tick = (lo: number, hi: number): Op => ({
-    id: id(),
-    kind: "tick",
-    n: rng.range(lo, hi),
-    pick: rng.int(2 ** 31),
-  });
+  const ids = blockIds(ops, rng);
+  const { id, tick } = ids;
   const clone = rng.int(clones);
   const model = rng.int(MODELS.length);
   const data = rng.int(DATA_NAMES.length);
-  const block: Op[] = [
-    { id: id(), kind: "sync", clone },
-    tick(20, 40),
-    // A version committed first: the marker the lost version's is written over.
-    { id: id(), kind: "run", clone, model, data, workMs: 0 },
-    tick(20, 40),
-    // Its next run's process dies between its uploads (the version and
-    // the marker, over the committed one) and its commit's index update.
-    { id: id(), kind: "crash", clone, at: "commit", queued: true },
-    { id: id(), kind: "run", clone, model, data, workMs: 0 },
-    tick(20, 40),
-    // Past the TTL of the locks the dead process held.
-    { id: id(), kind: "wait", ms: 31_000 },
-    tick(5, 20),
+  const target = { clone, model, data };
+  insertAtStart(ops, [
+    ...cutOffRun(ids, target),
     // Aimed: the take-back's delete of the upload, or its put-back's create.
     {
       id: id(),
@@ -73,19 +57,11 @@ export function insertTakeBackFault(
       marker: true,
       ...(call === "put" ? { landed: true } : {}),
     },
-  ];
-  const run = id();
-  block.push(
-    { id: run, kind: "run", clone, model, data, workMs: 30_000 },
-    // The version the cut-off run uploaded, then the run's own: both lost,
-    // the marker's reset goes back to the committed one.
-    { id: id(), kind: "lockless", run, pick: rng.int(2 ** 31), indexed: true, below: true },
-    { id: id(), kind: "lockless", run, pick: rng.int(2 ** 31), indexed: true },
+    ...lostVersions(ids, rng, target),
     tick(60, 120),
     { id: id(), kind: "sync", clone },
     tick(30, 60),
     { id: id(), kind: "sync", clone },
     tick(30, 60),
-  );
-  insertAtStart(ops, block);
+  ]);
 }
