@@ -1,8 +1,10 @@
 /**
  * What the tests of the chaos moves that insert one block share: the
  * history of two operations a move inserts its block between, the seeds
- * drawn, the check that a move adds nothing where it must not, and the
- * check that the block stands between the two with ids of its own.
+ * drawn, the histories a move leaves alone, the republished move's clones
+ * and steps (the cut-take-back move inserts that block too), the check
+ * that a move adds nothing where it must not, and the check that the block
+ * stands between the two with ids of its own.
  *
  * @module
  */
@@ -44,6 +46,70 @@ export const WITHOUT_API_PAIR_OR_CONDITION: readonly [readonly ClientKind[], boo
     share,
   ]),
 ];
+
+/**
+ * The histories the republished move leaves alone (and so the
+ * cut-take-back move, which inserts its block), as the clones' kinds, its
+ * condition (ETag versions) and the share drawn at: without ETag versions;
+ * two clones; fewer than two driven through the API; outside its share.
+ */
+const WITHOUT_REPUBLISHED: readonly [readonly ClientKind[], boolean, number][] = [
+  [["api", "api", "core"], false, 1],
+  [["api", "api"], true, 1],
+  [["api", "core", "core"], true, 1],
+  [["api", "api", "core"], true, 0],
+];
+
+/** Clones the republished move takes: two driven through the API, and two others. */
+export const REPUBLISHED_KINDS: readonly ClientKind[] = ["api", "core", "api", "core-single-phase"];
+
+/** The kinds of the republished move's steps in order, its ticks and waits left out. */
+export const REPUBLISHED_STEPS: readonly Op["kind"][] = [
+  "crash",
+  "edit",
+  "delete",
+  "edit",
+  "crash",
+  "delete",
+  "oldpull",
+  "sync",
+  "sync",
+  "edit",
+  "sync",
+  "sync",
+];
+
+/** A move with the republished move's parameters (the cut-take-back move's too). */
+export type RepublishedMove = (
+  ops: Op[],
+  kinds: readonly ClientKind[],
+  etag: boolean,
+  rng: Rng,
+  share: number,
+) => void;
+
+/**
+ * For every seed, `insert` leaves each history the republished move
+ * leaves alone as it was (see {@link assertNothingInserted}).
+ */
+export function assertNothingRepublished(insert: RepublishedMove): void {
+  assertNothingInserted(
+    WITHOUT_REPUBLISHED,
+    (ops, [kinds, etag, share], rng) => insert(ops, kinds, etag, rng, share),
+  );
+}
+
+/**
+ * For every seed, the block `insert` adds at a share of 1 with ETag
+ * versions beside {@link REPUBLISHED_KINDS} (see {@link forEachBlock}),
+ * its ticks and waits left out, handed to `check`.
+ */
+export function forEachRepublished(insert: RepublishedMove, check: (steps: Op[]) => void): void {
+  forEachBlock(
+    (ops, rng) => insert(ops, REPUBLISHED_KINDS, true, rng, 1),
+    (block) => check(block.filter((o) => o.kind !== "tick" && o.kind !== "wait")),
+  );
+}
 
 /**
  * For every seed, and each of `cases` in turn, `insert` (given a generator

@@ -3,41 +3,22 @@
  * and what the block does, in order.
  */
 import assert from "node:assert/strict";
-import type { ClientKind } from "./history_ops.ts";
-import { assertNothingInserted, forEachBlock } from "./moves_kit.ts";
+import {
+  assertNothingRepublished,
+  forEachRepublished,
+  REPUBLISHED_KINDS,
+  REPUBLISHED_STEPS,
+} from "./moves_kit.ts";
 import { insertRepublished } from "./moves_republished.ts";
 
 Deno.test("republished: nothing without ETag versions, with two clones, with fewer than two clones driven through the API, or outside its share", () => {
-  const cases: [readonly ClientKind[], boolean, number][] = [
-    [["api", "api", "core"], false, 1],
-    [["api", "api"], true, 1],
-    [["api", "core", "core"], true, 1],
-    [["api", "api", "core"], true, 0],
-  ];
-  assertNothingInserted(
-    cases,
-    (ops, [kinds, etag, share], rng) => insertRepublished(ops, kinds, etag, rng, share),
-  );
+  assertNothingRepublished(insertRepublished);
 });
 
 Deno.test("republished: a third clone's file taken back, the old client's pull stopped, the clone's sync writing those bytes again, the peer's sync, then its edit over the dropped entry", () => {
-  const kinds: ClientKind[] = ["api", "core", "api", "core-single-phase"];
-  forEachBlock((ops, rng) => insertRepublished(ops, kinds, true, rng, 1), (block) => {
-    const steps = block.filter((o) => o.kind !== "tick" && o.kind !== "wait");
-    assert.deepEqual(steps.map((o) => o.kind), [
-      "crash",
-      "edit",
-      "delete",
-      "edit",
-      "crash",
-      "delete",
-      "oldpull",
-      "sync",
-      "sync",
-      "edit",
-      "sync",
-      "sync",
-    ]);
+  const kinds = REPUBLISHED_KINDS;
+  forEachRepublished(insertRepublished, (steps) => {
+    assert.deepEqual(steps.map((o) => o.kind), REPUBLISHED_STEPS);
     const [answer, pushed, takenBack, , cut, , old, again, fetch, edit] = steps;
     assert.ok(answer.kind === "crash" && answer.at === "answer");
     assert.ok(cut.kind === "crash" && cut.at === "commit");
