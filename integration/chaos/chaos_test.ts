@@ -64,6 +64,7 @@ const LATEST_OFF = {
   markerTakenBackShare: 0,
   cutTakeBackShare: 0,
   markerGapShare: 0,
+  cutPushShare: 0,
 } as const;
 
 function describe(results: readonly HistoryResult[]): string {
@@ -799,6 +800,7 @@ const MOVE_SHARES = [
   "markerTakenBackShare",
   "cutTakeBackShare",
   "markerGapShare",
+  "cutPushShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */

@@ -15,6 +15,7 @@ import {
 import { type LockfileChange, mergeLockfileChanges } from "../../sync/locks/lockfile_change.ts";
 import { acquireModelLocks, type ModelLockSet } from "../../sync/locks/model_locks.ts";
 import { setAsideCopies } from "../../sync/service/conflicts.ts";
+import { isRetryable } from "../../sync/errors.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { DATA_NAMES, MODELS, type Op } from "./history.ts";
 import { pendingRun, type RunRecord, type TxnRecord } from "./invariants.ts";
@@ -57,8 +58,16 @@ export function runCommand(env: CommandEnv, op: Extract<Op, { kind: "run" }>): C
         await svc.markDirty({ relPaths: [...rec.files.map((f) => f.path), `${base}/latest`] });
         if (op.workMs > 0) await svc.clock.sleep(op.workMs);
         let failure: unknown;
+        const push = () =>
+          set.push([dir], env.globalLockCommits ? { globalLock: globalLockOf(svc) } : {});
         try {
-          await set.push([dir], env.globalLockCommits ? { globalLock: globalLockOf(svc) } : {});
+          await push().catch(async (e) => {
+            // Cut off (`again`): pushed once more under the lock, after a while.
+            if (!op.again || !isRetryable(e)) throw e;
+            env.outcome(codeOf(e), `${who} (version ${n}; it pushes again)`, e);
+            await svc.clock.sleep(op.again);
+            return await push();
+          });
           rec.outcome = "success";
         } catch (e) {
           rec.outcome = codeOf(e);

@@ -45,7 +45,7 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
         op.streamed ? " streamed" : ""
       }${op.parallel ? " parallel" : ""}${op.structural ? " structural" : ""}${
         op.saveGap ? " save-gap" : ""
-      }`;
+      }${op.again ? ` (a push cut off: again after ${seconds(op.again)})` : ""}`;
     case "sync":
       return `${head} c${op.clone}${via(op.clone)}${
         op.raced ? " (right after its marker's push raced by a peer's: I38)" : ""
@@ -204,7 +204,9 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
         op.marker
           ? (op.call === "put" ? "a latest marker as a create" : "a latest marker")
           : "a file"
-      } fails as unreachable, once${op.landed ? ", its first attempt landed" : ""})`;
+      } fails as unreachable, once${op.landed ? ", its first attempt landed" : ""}${
+        op.call === "head" ? "; armed at once" : ""
+      })`;
     case "tick":
       return `${head} ${op.n} @${op.pick}`;
     case "wait":

@@ -75,6 +75,13 @@ export type CloneOp =
      * step flushes (`moves_save_gap.ts`).
      */
     readonly saveGap?: boolean;
+    /**
+     * With a push that fails as retryable (cut off: the store or the lock
+     * unreachable), the run waits this many fake milliseconds, still
+     * holding its lock, and pushes its version once more, as a tool that
+     * retries its flush does (an API clone only; see `moves_cut_push.ts`).
+     */
+    readonly again?: number;
   }
   /**
    * A periodic sync: pull, then push. With `raced`: right after the clone's

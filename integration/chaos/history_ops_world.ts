@@ -148,13 +148,16 @@ export type WorldOp =
    * With `marker`, only a call on a `latest` marker strikes (a `put` only
    * as a create: a take-back's put-back of the committed bytes, see
    * {@link insertTakeBackFault}); with `landed`, the first attempt of the
-   * struck put takes effect before its answer is lost.
+   * struck put takes effect before its answer is lost. A `head` (a look at
+   * a file's object) is armed at once, not when the queue gets to it: it
+   * strikes the clone's command under way (a refusal's look at what an
+   * earlier push left, see {@link insertCutPush}).
    */
   | {
     readonly id: number;
     readonly kind: "blip";
     readonly clone: number;
-    readonly call: "put" | "delete";
+    readonly call: "put" | "delete" | "head";
     readonly marker?: boolean;
     readonly landed?: boolean;
   }

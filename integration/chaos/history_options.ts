@@ -121,6 +121,8 @@ export interface GenerateOptions {
   readonly cutTakeBackShare?: number;
   /** Chance that a v1 history with old clients and two clones or more has a clone's push stopped past its delete of a marker's object while an old client pulls (see {@link insertMarkerGap}); default 0.05. */
   readonly markerGapShare?: number;
+  /** Chance that a history with a clone driven through the API starts with a run's push cut off after its uploads, its second push refused while its look at those uploads fails, and a run of the same data (see {@link insertCutPush}); default 0.05. */
+  readonly cutPushShare?: number;
 }
 
 /**

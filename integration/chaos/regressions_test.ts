@@ -574,3 +574,23 @@ Deno.test("chaos regression: an edit and a deletion whose commits an old client'
     '{"seed":220100129,"clones":4,"oldClients":true,"indexFirst":true,"etag":true,"ops":[{"id":107,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":108,"kind":"tick","n":54,"pick":1157446940},{"id":111,"kind":"reshape","clone":1,"file":3,"how":"push"},{"id":112,"kind":"tick","n":44,"pick":935280593},{"id":113,"kind":"sync","clone":0},{"id":114,"kind":"tick","n":52,"pick":1986256580},{"id":115,"kind":"edit","clone":0,"file":3,"how":"under"},{"id":116,"kind":"tick","n":44,"pick":503202843},{"id":6,"kind":"breakglass","model":0},{"id":37,"kind":"oldpush","clone":1,"file":3},{"id":8,"kind":"run","clone":0,"model":0,"data":1,"workMs":0,"same":true},{"id":9,"kind":"sync","clone":2},{"id":39,"kind":"oldpush","clone":1},{"id":12,"kind":"edit","clone":1,"file":0,"how":"hand"},{"id":56,"kind":"edit","clone":2,"file":4,"how":"push"},{"id":57,"kind":"tick","n":28,"pick":261868424},{"id":16,"kind":"tick","n":26,"pick":1731072986},{"id":50,"kind":"sibling","clone":2,"how":"push","workMs":45000},{"id":51,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":52,"kind":"tick","n":27,"pick":1665625788},{"id":17,"kind":"config","clone":2,"file":0},{"id":18,"kind":"tick","n":28,"pick":90742895},{"id":53,"kind":"sibling","clone":3,"how":"push","workMs":5000},{"id":68,"kind":"edit","clone":2,"file":0,"how":"push"},{"id":80,"kind":"tick","n":47,"pick":1787671797},{"id":81,"kind":"sync","clone":3},{"id":82,"kind":"tick","n":32,"pick":486755563},{"id":54,"kind":"run","clone":3,"model":0,"data":0,"workMs":0},{"id":55,"kind":"tick","n":47,"pick":1988799056},{"id":19,"kind":"resolve","clone":0,"pick":3,"how":"merged"},{"id":20,"kind":"tick","n":37,"pick":517570472},{"id":21,"kind":"edit","clone":2,"file":0,"how":"push"},{"id":23,"kind":"latency","ms":0},{"id":24,"kind":"edit","clone":2,"file":3,"how":"mark"},{"id":48,"kind":"unwritten","clone":1,"file":0},{"id":27,"kind":"tick","n":37,"pick":1087953700},{"id":41,"kind":"edit","clone":3,"file":3,"how":"push"},{"id":42,"kind":"reshape","clone":3,"file":3,"how":"push"},{"id":43,"kind":"sync","clone":2},{"id":44,"kind":"reshape","clone":2,"file":3,"how":"push"},{"id":49,"kind":"unwritten","clone":3,"file":5},{"id":28,"kind":"delete","clone":1,"file":1,"how":"hand"},{"id":40,"kind":"oldpull","clone":0},{"id":29,"kind":"run","clone":2,"model":0,"data":1,"workMs":5000},{"id":30,"kind":"adopt","clone":3,"file":5},{"id":31,"kind":"breakglass","model":0},{"id":45,"kind":"reshape","clone":3,"file":3,"how":"hand"},{"id":32,"kind":"tick","n":32,"pick":1612448903},{"id":33,"kind":"tick","n":14,"pick":1009813950},{"id":34,"kind":"crash","clone":2,"at":"answer"},{"id":35,"kind":"tick","n":2,"pick":782381611},{"id":46,"kind":"sync","clone":1}]}',
   );
 });
+
+/**
+ * I27 (seed 221850001, `--cut-push-share 1`, shrunk to 10 operations; old
+ * clients, ETag versions): c2's run of m1/out uploaded version 1, and its
+ * push, stopped before the check of its lock that precedes its commit, went
+ * on in an outage and could not read the lock (`lock_read_failed`): its
+ * uploads stood named by no index, recorded as attempted. A breakglass took
+ * the lock, and the run's second push was refused for it; the refusal's
+ * look at one of those uploads failed (a brief outage at a `head`), and it
+ * left that upload without a word. c2's next run of m1/out numbered version
+ * 1 again, met the upload as a version published from this cache and was
+ * refused (`version_exists`), and no index named version 1. A refusal now
+ * journals a path it could not look at, the erasure looking again, and a
+ * create waits on this cache's upload there (006d8a5, 2a69d80).
+ */
+Deno.test("chaos regression: a refusal that could not look at an earlier push's upload under the run's version leaves it to the erasure, so the next run of that number is not lost to it (I27, seed 221850001)", async () => {
+  await clean(
+    '{"seed":221850001,"clones":3,"oldClients":true,"skewMs":[0,0,49934],"etag":true,"ops":[{"id":55,"kind":"run","clone":2,"model":1,"data":0,"workMs":0,"again":600000},{"id":58,"kind":"stall","clone":2,"on":true,"at":"commit","run":55,"pick":910661956},{"id":59,"kind":"outage","on":true},{"id":60,"kind":"stall","clone":2,"on":false},{"id":61,"kind":"tick","n":1,"pick":1811125900},{"id":63,"kind":"outage","on":false},{"id":64,"kind":"breakglass","model":1},{"id":66,"kind":"blip","clone":2,"call":"head"},{"id":68,"kind":"tick","n":6,"pick":1895684562},{"id":69,"kind":"run","clone":2,"model":1,"data":0,"workMs":0}]}',
+  );
+});

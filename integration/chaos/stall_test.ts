@@ -85,6 +85,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       markerTakenBackShare: 0,
       cutTakeBackShare: 0,
       markerGapShare: 0,
+      cutPushShare: 0,
     });
     const base = generateHistory(seed, {
       stallShare: 0,
@@ -111,6 +112,7 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
       markerTakenBackShare: 0,
       cutTakeBackShare: 0,
       markerGapShare: 0,
+      cutPushShare: 0,
     }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.

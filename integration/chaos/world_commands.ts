@@ -152,8 +152,14 @@ export abstract class WorldCommands extends WorldMoves {
         this.target.faults.flaky(op.call, op.count, op.afterEffect);
         break;
       case "blip": {
-        // Armed when the clone's queue gets to it: it strikes the command after.
         const slot = this.clones[op.clone];
+        if (op.call === "head") {
+          // Armed at once: it strikes the command under way.
+          this.note(`c${op.clone} is armed to meet a brief outage at its next look at a file`);
+          this.blipArmed.set(slot, { call: op.call, left: 0 });
+          break;
+        }
+        // Armed when the clone's queue gets to it: it strikes the command after.
         this.enqueue(
           op.clone,
           plainCommand(this.env, op.clone, `arm a brief outage (${op.call})`, () => {

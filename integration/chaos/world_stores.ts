@@ -403,7 +403,13 @@ export abstract class WorldStores extends WorldFaults {
    */
   readonly blipArmed = new Map<
     CloneSlot,
-    { key?: string; call: "put" | "delete"; left: number; marker?: boolean; landed?: boolean }
+    {
+      key?: string;
+      call: "put" | "delete" | "head";
+      left: number;
+      marker?: boolean;
+      landed?: boolean;
+    }
   >();
 
   /**
@@ -415,7 +421,7 @@ export abstract class WorldStores extends WorldFaults {
    */
   protected blips(store: ObjectStore): ObjectStore {
     /** 0: the call goes through; 1: it fails; 2: it lands, its answer lost. */
-    const strike = (call: "put" | "delete", key: string, create = false): 0 | 1 | 2 => {
+    const strike = (call: "put" | "delete" | "head", key: string, create = false): 0 | 1 | 2 => {
       // Who calls is known only now, before the first await.
       const label = this.sched.label ?? "";
       if (isOldClientCommand(label) || isOldPullCommand(label)) return 0;
@@ -453,6 +459,10 @@ export abstract class WorldStores extends WorldFaults {
         strike("delete", key) !== 0
           ? Promise.reject(new UnreachableError(`delete ${key}: injected brief outage`))
           : store.delete(key, o),
+      head: (key, o) =>
+        strike("head", key) !== 0
+          ? Promise.reject(new UnreachableError(`head ${key}: injected brief outage`))
+          : store.head(key, o),
     };
   }
 
