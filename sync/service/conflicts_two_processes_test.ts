@@ -2,7 +2,8 @@
  * Two processes sharing one cache, each with its own conflict records
  * (`ConflictSet`), each recording a conflict of the same path: the later
  * save keeps naming the copies the earlier record set aside, and never
- * names again a copy a resolution released.
+ * names again a copy a resolution released; a clear (or settle) of a path
+ * keeps a record another process saved for it since this one last read it.
  */
 import assert from "node:assert/strict";
 import { type ConflictRecord, ConflictSet, type LocalSide, setAsideCopies } from "./conflicts.ts";
@@ -128,6 +129,81 @@ Deno.test("a resolution of this process that released the copies and then met a 
     const third = await setAside(dir, "mine, third", 3);
     await two.record([conflict(third, 3)]);
     assert.deepEqual(locations(await saved(dir)), [next.location, third.location].sort());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a clear of a path whose record another process saved anew since this one read it keeps that newer record, and the copy it set aside stays named", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const one = await ConflictSet.open(dir);
+    const two = await ConflictSet.open(dir);
+    const first = await setAside(dir, "mine", 1);
+    await two.record([conflict(first, 1)]);
+    await one.refresh(); // the first process reads that record, to resolve it
+    // The second process's pull finds a newer version of theirs meanwhile
+    // and sets aside what is at the path now.
+    const newer = await setAside(dir, "edited meanwhile", 2);
+    await two.record([{ ...conflict(newer, 2), theirs: { version: "v3", hash: H("e"), size: 7 } }]);
+    // The first process clears the record it read: the newer one stands.
+    await one.clear([PATH]);
+    const kept = await saved(dir);
+    assert.ok(kept, "the newer record is still on disk");
+    assert.equal(kept.theirs?.version, "v3");
+    assert.equal(kept.mine?.location, newer.location);
+    assert.deepEqual(locations(kept), [first.location, newer.location].sort());
+    assert.ok(one.has(PATH), "the clearing process sees the path still in conflict");
+    assert.equal(one.get(PATH)?.theirs?.version, "v3");
+    assert.ok((await ConflictSet.open(dir)).has(PATH));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a settle of a path whose record another process saved anew since this one read it keeps that newer record", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const one = await ConflictSet.open(dir);
+    const two = await ConflictSet.open(dir);
+    // A conflict with the copy in place (no copy set aside): a settle drops it.
+    await two.record([conflict({ location: PATH, hash: H("a"), size: 4 }, 1)]);
+    await one.refresh();
+    const newer = await setAside(dir, "edited meanwhile", 2);
+    await two.record([{ ...conflict(newer, 2), theirs: { version: "v3", hash: H("e"), size: 7 } }]);
+    await one.settle([PATH]);
+    assert.equal((await saved(dir))?.mine?.location, newer.location);
+    assert.ok(one.has(PATH));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a clear of a path whose record is on disk as this process last read it deletes it, other paths' changes since notwithstanding", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const one = await ConflictSet.open(dir);
+    const two = await ConflictSet.open(dir);
+    const first = await setAside(dir, "mine", 1);
+    await two.record([conflict(first, 1)]);
+    await one.refresh();
+    // The second process records another path only.
+    await two.record([{ ...conflict({ location: "x", hash: H("c"), size: 1 }, 2), path: "x" }]);
+    await one.clear([PATH]);
+    assert.equal(await saved(dir), undefined, "the record read is deleted");
+    assert.ok(!one.has(PATH));
+    assert.ok(one.has("x"), "the other path's record is taken in");
+    // And a record this process saved itself, unchanged since, is deleted too.
+    await one.record([conflict(first, 3)]);
+    await one.clear([PATH]);
+    assert.equal(await saved(dir), undefined);
+    // As is one the other process resolved meanwhile: it stays resolved.
+    await one.record([conflict(first, 4)]);
+    await two.refresh();
+    await two.clear([PATH]);
+    await one.clear([PATH]);
+    assert.equal(await saved(dir), undefined);
+    assert.ok(!one.has(PATH));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
