@@ -274,13 +274,20 @@ export class ConflictSet {
 
   /**
    * Removes the conflicts of `paths` whose two sides agree now, durably,
-   * except a record naming a copy set aside: only a resolution drops it.
+   * except a record naming a copy set aside: only a resolution drops it
+   * (nor one another process saved since, as with {@link clear}).
    */
   async settle(paths: readonly string[]): Promise<void> {
     await this.clear(paths.filter((p) => setAsideCopies(this.#records.get(p)).length === 0));
   }
 
-  /** Removes the conflicts of `paths` (resolved), durably. */
+  /**
+   * Removes the conflicts of `paths` (resolved), durably: each record as
+   * this process last read or saved it. One another process sharing the
+   * cache saved for the path since (a newer version of theirs found there,
+   * a local copy set aside) stays: {@link has} is true after, the path
+   * still in conflict.
+   */
   async clear(paths: readonly string[]): Promise<void> {
     let changed = false;
     for (const p of paths) {
@@ -327,7 +334,9 @@ export class ConflictSet {
    * having resolved it) names the copies set aside the other names too, and
    * none a resolution released ({@link withOthers}): the copy a pull of the
    * other process set aside may be the user's merge, never to be left named
-   * by no record.
+   * by no record. For the same reason a path this process cleared keeps
+   * the record another process saved for it since: only the record as this
+   * process last read it is deleted.
    */
   async #merge(disk: Map<string, ConflictRecord>): Promise<void> {
     const before = this.#disk;
@@ -344,10 +353,12 @@ export class ConflictSet {
       }
       const mine = this.#records.get(p);
       const theirs = disk.get(p);
-      if (mine && !sameRecord(theirs, before.get(p))) {
-        disk.set(p, await this.#withOthers(mine, theirs));
-      } else if (mine) disk.set(p, mine);
-      else disk.delete(p);
+      const changed = !sameRecord(theirs, before.get(p));
+      if (mine && changed) disk.set(p, await this.#withOthers(mine, theirs));
+      else if (mine) disk.set(p, mine);
+      else if (!changed) disk.delete(p);
+      // Cleared here, and recorded anew by another process since this one
+      // last read it: its record stands (see `clear`).
     }
     this.#records = disk;
   }
