@@ -262,6 +262,14 @@ function say(
         shellWord(rel)
       }\` once it can go.`,
     );
+  } else if (r.recordedMeanwhile) {
+    out.say(
+      `Another process over this cache recorded a newer conflict of ${rel} while this resolution ran: it stays open, naming the copies set aside for it, and nothing was written over the datastore's copy${
+        resolution === "theirs" && r.pull?.fetched.includes(rel)
+          ? ` (its copy was taken into the cache)`
+          : ""
+      }. Run \`sluice status\` to see it, then resolve it.`,
+    );
   } else {
     out.say(
       `${rel} changed again on the datastore before your copy landed; nothing was overwritten. Run \`sluice status\` to see the new version, then resolve again.`,

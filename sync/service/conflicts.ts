@@ -146,6 +146,13 @@ export class ConflictSet {
   #disk = new Map<string, ConflictRecord>();
   /** The set-aside copies this process's resolutions released (see {@link release}). */
   readonly #released = new Set<string>();
+  /**
+   * Records another process saved since this one read them, that a record
+   * of this process's for the same path was saved over (naming their
+   * copies, see {@link merge}) in the operation now running (since the last
+   * {@link refresh}): a clear of the path puts the other's record back.
+   */
+  readonly #over = new Map<string, ConflictRecord>();
 
   private constructor(stateDir: string, locked?: <T>(fn: () => Promise<T>) => Promise<T>) {
     this.#stateDir = stateDir.replace(/\/+$/, "");
@@ -285,8 +292,9 @@ export class ConflictSet {
    * Removes the conflicts of `paths` (resolved), durably: each record as
    * this process last read or saved it. One another process sharing the
    * cache saved for the path since (a newer version of theirs found there,
-   * a local copy set aside) stays: {@link has} is true after, the path
-   * still in conflict.
+   * a local copy set aside) stays, as does one this process saved its own
+   * record over in the operation now running (see {@link refresh}): {@link has}
+   * is true after, the path still in conflict.
    */
   async clear(paths: readonly string[]): Promise<void> {
     let changed = false;
@@ -309,6 +317,7 @@ export class ConflictSet {
    * changed; a file that cannot be read leaves the records as they are.
    */
   async refresh(): Promise<void> {
+    this.#over.clear();
     if (await this.#signature() === this.#seen) return;
     let disk: Map<string, ConflictRecord>;
     try {
@@ -354,11 +363,15 @@ export class ConflictSet {
       const mine = this.#records.get(p);
       const theirs = disk.get(p);
       const changed = !sameRecord(theirs, before.get(p));
-      if (mine && changed) disk.set(p, await this.#withOthers(mine, theirs));
-      else if (mine) disk.set(p, mine);
-      else if (!changed) disk.delete(p);
-      // Cleared here, and recorded anew by another process since this one
-      // last read it: its record stands (see `clear`).
+      const over = this.#over.get(p);
+      if (mine && changed) {
+        if (theirs) this.#over.set(p, theirs);
+        disk.set(p, await this.#withOthers(mine, theirs));
+      } else if (mine) disk.set(p, mine);
+      else if (!changed && over) {
+        this.#over.delete(p); // cleared here: the other's record stands (see `clear`)
+        disk.set(p, await this.#withOthers(over, undefined));
+      } else if (!changed) disk.delete(p); // else recorded anew elsewhere: it stands
     }
     this.#records = disk;
   }

@@ -208,3 +208,32 @@ Deno.test("a clear of a path whose record is on disk as this process last read i
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a clear of a path whose record this process saved over one another process saved since keeps that one, within the operation only", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const one = await ConflictSet.open(dir);
+    const two = await ConflictSet.open(dir);
+    const first = await setAside(dir, "mine", 1);
+    await two.record([conflict(first, 1)]);
+    await one.refresh(); // a resolution begins, and reads that record
+    const newer = await setAside(dir, "edited meanwhile", 2);
+    await two.record([{ ...conflict(newer, 2), theirs: { version: "v3", hash: H("e"), size: 7 } }]);
+    // The resolution saves its record of the path (its copy moved), then clears it.
+    const moved = await setAside(dir, "mine, moved", 3);
+    await one.record([conflict(moved, 3)]);
+    await one.clear([PATH]);
+    const kept = await saved(dir);
+    assert.equal(kept?.theirs?.version, "v3", "the other process's record stands");
+    assert.ok(locations(kept).includes(newer.location));
+    assert.ok(one.has(PATH));
+    // In a later operation, a record of this process's over none other is cleared as ever.
+    await one.refresh();
+    await one.record([conflict(moved, 4)]);
+    await one.refresh();
+    await one.clear([PATH]);
+    assert.equal(await saved(dir), undefined);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

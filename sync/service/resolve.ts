@@ -115,6 +115,13 @@ export interface ResolveResult {
   readonly setAside: string[];
   /** Unresolved conflicts of this path after the resolution (empty when resolved). */
   readonly conflicts: string[];
+  /**
+   * True when another process over the cache recorded a newer conflict of
+   * the path (a newer version of theirs, a copy set aside) after this one
+   * read the conflict it resolved: that record stays open (`conflicts`),
+   * with the copies of both named, and `resolved` is false.
+   */
+  readonly recordedMeanwhile?: boolean;
   /** The push that published (`mine`, `merged`). */
   readonly push?: PushResult;
   /** The pull that took theirs (`theirs`). */

@@ -95,6 +95,9 @@ export async function publishRebased(
   await state.markDirty(path);
   await state.saveManifest();
   await state.conflicts.clear([path]);
+  // A newer record another process over the cache saved meanwhile stays
+  // (see `ConflictSet.clear`): the push leaves the path out, and this says why.
+  const meanwhile = state.conflicts.has(path);
   const pushed = await keptOpenOnFailure(
     deps,
     rec,
@@ -108,7 +111,9 @@ export async function publishRebased(
       : e;
   });
   await keepAsideNamed(deps, rec, setAside);
-  const conflicts = pushed.conflicts.filter((p) => p === path);
+  const conflicts = meanwhile && state.conflicts.has(path)
+    ? [path]
+    : pushed.conflicts.filter((p) => p === path);
   const resolved = conflicts.length === 0 &&
     !pushed.skipped.some((s) => s.path === path && s.keepDirty);
   // Held back by its push (another writer's upload in the way, say), with
@@ -138,6 +143,7 @@ export async function publishRebased(
     deleted: pushed.deleted.includes(path),
     setAside,
     conflicts,
+    ...(meanwhile && !resolved ? { recordedMeanwhile: true } : {}),
     push: pushed,
   };
 }

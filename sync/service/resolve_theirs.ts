@@ -126,6 +126,9 @@ export async function resolveTheirs(
   // for the next push, which publishes what changed under the directory.
   if (!keptDirectory) await state.clean([path]);
   await state.conflicts.clear([path]);
+  // A newer record another process over the cache saved meanwhile stays
+  // (see `ConflictSet.clear`): the path is in conflict still, said so.
+  const meanwhile = state.conflicts.has(path);
   let pulled: PullResult;
   try {
     // Theirs a deletion of a file under a directory a peer replaced by a
@@ -167,7 +170,8 @@ export async function resolveTheirs(
   // while the index names it (deleted outside the sync) is the datastore's
   // side now: nothing is there to take, and nothing is left here either
   // (the copy stays aside); said so (`PullResult.vanished`).
-  const resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path);
+  const resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path) &&
+    !(meanwhile && state.conflicts.has(path));
   if (!resolved && pulled.uncommitted.includes(path) && !state.conflicts.get(path)) {
     let own: ResolveResult | null;
     try {
@@ -235,7 +239,10 @@ export async function resolveTheirs(
     ...(newer ? { tookNewer: took } : {}),
     // Only the copies still aside (one put back where theirs was not taken is in place).
     setAside: setAside.filter((l) => cache.exists(l)),
-    conflicts: pulled.conflicts.filter((p) => p === path),
+    conflicts: !resolved && meanwhile && state.conflicts.has(path)
+      ? [path]
+      : pulled.conflicts.filter((p) => p === path),
+    ...(meanwhile && !resolved ? { recordedMeanwhile: true } : {}),
     pull: pulled,
   };
 }
