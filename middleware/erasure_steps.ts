@@ -2,7 +2,9 @@
  * The step of a refused run's erasure that acts on its uploads: deleting
  * them while they still carry its versions, and putting back one a peer's
  * commit named meanwhile. `erasure.ts` drives it; the markers' step is in
- * `erasure_markers.ts`.
+ * `erasure_markers.ts`; what it reads and reports (the index as read, the
+ * look at uploads journaled before their version was known, the outcome) is
+ * in `erasure_upload_looks.ts`.
  *
  * @module
  */
@@ -17,34 +19,17 @@ import type { ObjectStore } from "../sync/ports.ts";
 import { type IndexEntry, readIndex, unlistedEntries } from "../sync/transfer/remote_index.ts";
 import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
-import { UNLOOKED, type UploadRef } from "./erasure_journal.ts";
+import type { UploadRef } from "./erasure_journal.ts";
 import { putBackErased } from "./erasure_put_back.ts";
+import {
+  type DeleteOutcome,
+  entryOf,
+  lookedAt,
+  ONE_TRY,
+  type Seen,
+} from "./erasure_upload_looks.ts";
 
-/** One attempt: a failed read leaves the deletions pending for the next push. */
-const ONE_TRY = { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 };
-
-/** An index read: its entries, and the uploads' entries in shards its meta does not list. */
-interface Seen {
-  readonly entries: Readonly<Record<string, IndexEntry>>;
-  readonly unlisted: ReadonlyMap<string, IndexEntry>;
-}
-
-/** The entry `at` names at `path`, listed or not. */
-function entryOf(at: Seen, path: string): IndexEntry | undefined {
-  return Object.hasOwn(at.entries, path) ? at.entries[path] : at.unlisted.get(path);
-}
-
-/** What {@link deleteUploads} reports. */
-export interface DeleteOutcome {
-  readonly deleted: string[];
-  readonly kept: string[];
-  readonly pending: UploadRef[];
-  /**
-   * Objects deleted while a peer's commit named them (see
-   * {@link deleteUploads}), put back with the same bytes and named again.
-   */
-  readonly restored: string[];
-}
+export type { DeleteOutcome } from "./erasure_upload_looks.ts";
 
 /**
  * Deletes each object while it still carries the refused push's version and
@@ -242,37 +227,4 @@ export async function deleteUploads(
     else out.kept.push(u.path);
   }
   return out;
-}
-
-/**
- * `uploads` with the version of each {@link UNLOOKED} one found now: the
- * object at its path when it carries this cache's writer id (`writerId`);
- * anything else there (nothing, another writer's object) is no upload of
- * this cache's, and is `kept`; a look that fails leaves it `pending`, as it
- * was.
- */
-async function lookedAt(
-  store: ObjectStore,
-  uploads: readonly UploadRef[],
-  writerId: string | null,
-  out: DeleteOutcome,
-  signal?: AbortSignal,
-): Promise<UploadRef[]> {
-  const known: UploadRef[] = [];
-  for (const u of uploads) {
-    if (u.version !== UNLOOKED) {
-      known.push(u);
-      continue;
-    }
-    try {
-      const head = await store.head(u.path, { signal });
-      if (head && writerId !== null && head.metadata?.[WRITER_METADATA] === writerId) {
-        known.push({ path: u.path, version: head.version });
-      } else out.kept.push(u.path);
-    } catch (e) {
-      if (e instanceof AbortedError) throw e;
-      out.pending.push(u);
-    }
-  }
-  return known;
 }
