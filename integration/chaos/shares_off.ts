@@ -51,3 +51,36 @@ export const INSERTS_OFF = {
   theirsShapeShare: 0,
   ...LATEST_OFF,
 } as const;
+
+/**
+ * The shares of the moves the stall test's histories leave out (reshapes,
+ * another tool's writes and the other blocks inserted from generators of
+ * their own), all off: stalls aside, histories drawn without them stay as
+ * they were.
+ */
+export const STALL_OTHERS_OFF = {
+  reshapeShare: 0,
+  foreignShare: 0,
+  unwrittenShare: 0,
+  sharedCacheShare: 0,
+  tornLogShare: 0,
+  damagedLogShare: 0,
+  damagedOpenShare: 0,
+  saveCrashShare: 0,
+  logFailShare: 0,
+  ownWithdrawnShare: 0,
+  setAsideFlakyShare: 0,
+  blipShare: 0,
+  putBackLostShare: 0,
+  saveGapShare: 0,
+  droppedEditShare: 0,
+  rollbackPastShare: 0,
+  lostRaceShare: 0,
+  shardCutShare: 0,
+  checkedWindowShare: 0,
+  republishedShare: 0,
+  markerTakenBackShare: 0,
+  cutTakeBackShare: 0,
+  markerGapShare: 0,
+  cutPushShare: 0,
+} as const;

@@ -7,6 +7,7 @@ import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { formatOp, generateHistory, type Op, parseHistory } from "./history.ts";
 import { SimScheduler } from "./scheduler.ts";
 import { runHistory } from "./workload.ts";
+import { STALL_OTHERS_OFF } from "./shares_off.ts";
 
 Deno.test("scheduler: a stopped owner's calls are not released, by ticks or in order, until it goes on", async () => {
   const sched = new SimScheduler();
@@ -61,59 +62,8 @@ Deno.test("history: stalls are inserted from a generator of their own; a seed's 
   let withStalls = 0;
   for (let seed = 1; seed <= 40; seed++) {
     // Reshapes, another tool's writes and the other inserted blocks, from generators of their own too, are left out here.
-    const h = generateHistory(seed, {
-      reshapeShare: 0,
-      foreignShare: 0,
-      unwrittenShare: 0,
-      sharedCacheShare: 0,
-      tornLogShare: 0,
-      damagedLogShare: 0,
-      damagedOpenShare: 0,
-      saveCrashShare: 0,
-      logFailShare: 0,
-      ownWithdrawnShare: 0,
-      setAsideFlakyShare: 0,
-      blipShare: 0,
-      putBackLostShare: 0,
-      saveGapShare: 0,
-      droppedEditShare: 0,
-      rollbackPastShare: 0,
-      lostRaceShare: 0,
-      shardCutShare: 0,
-      checkedWindowShare: 0,
-      republishedShare: 0,
-      markerTakenBackShare: 0,
-      cutTakeBackShare: 0,
-      markerGapShare: 0,
-      cutPushShare: 0,
-    });
-    const base = generateHistory(seed, {
-      stallShare: 0,
-      reshapeShare: 0,
-      foreignShare: 0,
-      unwrittenShare: 0,
-      sharedCacheShare: 0,
-      tornLogShare: 0,
-      damagedLogShare: 0,
-      damagedOpenShare: 0,
-      saveCrashShare: 0,
-      logFailShare: 0,
-      ownWithdrawnShare: 0,
-      setAsideFlakyShare: 0,
-      blipShare: 0,
-      putBackLostShare: 0,
-      saveGapShare: 0,
-      droppedEditShare: 0,
-      rollbackPastShare: 0,
-      lostRaceShare: 0,
-      shardCutShare: 0,
-      checkedWindowShare: 0,
-      republishedShare: 0,
-      markerTakenBackShare: 0,
-      cutTakeBackShare: 0,
-      markerGapShare: 0,
-      cutPushShare: 0,
-    }).ops;
+    const h = generateHistory(seed, STALL_OTHERS_OFF);
+    const base = generateHistory(seed, { stallShare: 0, ...STALL_OTHERS_OFF }).ops;
     const last = Math.max(...base.map((o) => o.id));
     // What was inserted takes ids after every other operation's.
     const inserted = h.ops.filter((o) => o.id > last);
