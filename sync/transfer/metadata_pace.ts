@@ -108,7 +108,9 @@ export class MetadataPace {
 
   /**
    * Runs one synchronous write and counts it when it waited long (also when
-   * it throws): its time less the process's CPU time meanwhile.
+   * it throws): its time less the process's CPU time meanwhile. The CPU
+   * time is read again at the end only for a write that took longer than
+   * `slowMs`: one that did not cannot have waited longer.
    */
   timed<T>(write: () => T): T {
     const cpu = this.#cpu;
@@ -117,8 +119,8 @@ export class MetadataPace {
     try {
       return write();
     } finally {
-      const onCpu = cpu ? cpu() - cpuStart : 0;
-      this.#note(this.#now() - start - onCpu > this.#slowMs);
+      const took = this.#now() - start;
+      this.#note(took > this.#slowMs && took - (cpu ? cpu() - cpuStart : 0) > this.#slowMs);
     }
   }
 

@@ -85,3 +85,23 @@ Deno.test("what the process spent on the CPU during a write is not waiting: slow
   for (let i = 0; i < 8; i++) waiting.timed(() => (clock.advance(2), cpu += 0.1));
   assert.equal(waiting.async, true, "1.9 ms waited each");
 });
+
+Deno.test("the CPU time is read once for a write that took no longer than slowMs (it cannot have waited longer), twice for one that did", () => {
+  const clock = steppedClock();
+  let reads = 0;
+  let cpu = 0;
+  const pace = new MetadataPace({
+    now: clock.now,
+    cpu: () => (reads++, cpu),
+    minWrites: 1,
+    window: 1,
+  });
+  pace.timed(() => clock.advance(0.5));
+  assert.equal(reads, 1, "a fast write: read at its start only");
+  assert.equal(pace.async, false);
+  pace.timed(() => (clock.advance(2), cpu += 1.9));
+  assert.equal(reads, 3, "a slow write: read at its start and end");
+  assert.equal(pace.async, false, "1.9 of its 2 ms on the CPU: not slow");
+  pace.timed(() => (clock.advance(2), cpu += 0.1));
+  assert.equal(pace.async, true, "1.9 ms waited");
+});
