@@ -43,6 +43,11 @@ export class AheadLog {
   #file: Deno.FsFile | undefined;
   /** The inode of the log held open, taken once at its open. */
   #ino: number | null | undefined;
+  /**
+   * Where this process's last write ended the log held open (its last byte
+   * that write's newline); undefined until one is written to it.
+   */
+  #end: number | undefined;
   #unsynced = false;
   #created = false;
 
@@ -98,8 +103,12 @@ export class AheadLog {
       }
     }
     // Another process's line cut off part way (its disk full) ends the log:
-    // a line after it would make the log unreadable.
-    if (st && st.size > 0 && !endsLine(this.#file, st.size)) return "torn";
+    // a line after it would make the log unreadable. A log that ends where
+    // this process's last write to it ended (the same inode, held open, so
+    // never reused) ends with that write's newline: no read.
+    if (st && st.size > 0 && st.size !== this.#end && !endsLine(this.#file, st.size)) {
+      return "torn";
+    }
     before?.();
     // Another process's line cut off part way since that look (or between
     // two pieces of this one): this line is glued to it, and the log no
@@ -111,10 +120,19 @@ export class AheadLog {
     // piece landing there needs no read.
     let expected: number | undefined;
     const looked = st?.size ?? 0;
+    // The log's lstat after the write (undefined: not taken yet).
+    let after: Deno.FileInfo | null | undefined;
     let off = 0;
     while (off < bytes.length) {
       const n = this.#file.writeSync(bytes.subarray(off));
-      const end = this.#file.seekSync(0, Deno.SeekMode.Current);
+      let end: number | undefined;
+      if (off === 0 && n === bytes.length) {
+        // Written in one piece: a log that grew by exactly these bytes since
+        // the look (it only grows by appends) holds them where it ended then.
+        after = lstatOrNull(path);
+        if (after && after.ino === this.#ino && after.size === looked + n) end = after.size;
+      }
+      end ??= this.#file.seekSync(0, Deno.SeekMode.Current);
       const start = end - n;
       if (
         expected === undefined
@@ -129,12 +147,15 @@ export class AheadLog {
     // process read the replaced log's last lines: these may be in neither.
     // A base written over the log held open, which its writer did not
     // replace (it ended first, or its disk was full), is looked at too:
-    // lines of the older generation there are void.
-    if (lstatOrNull(path)?.ino !== this.#ino || (current && !current())) {
+    // lines of the older generation there are void. The lstat is the one
+    // taken after a write in one piece, else taken now.
+    if (after === undefined) after = lstatOrNull(path);
+    if (after?.ino !== this.#ino || (current && !current())) {
       this.release();
       return "replaced";
     }
     if (glued) return "torn";
+    this.#end = expected;
     this.#unsynced = true;
     return "written";
   }
@@ -169,5 +190,6 @@ export class AheadLog {
     } catch { /* closed already */ }
     this.#file = undefined;
     this.#ino = undefined;
+    this.#end = undefined;
   }
 }

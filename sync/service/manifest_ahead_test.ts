@@ -42,3 +42,31 @@ Deno.test("ahead log: writes to the log it holds open and tells them as its own;
   assert.equal(await Deno.readTextFile(log), '{"g":1', "nothing written after it");
   for (const a of [ahead, racing, torn]) a.release();
 });
+
+Deno.test("ahead log: after its own write, another process's torn line is still found before the next write, and a whole line appended between the look and the write is not taken for a torn one", async () => {
+  const dir = await Deno.makeTempDir();
+  const log = `${dir}/${MANIFEST_LOG}`;
+  const seen = new SeenFiles();
+  seen.take(await filesSnapshot(dir));
+  const ahead = new AheadLog(dir);
+  assert.equal(ahead.write(line("a"), seen), "written");
+  // Another process's whole line, appended between the look and the write.
+  const between = () => Deno.writeTextFileSync(log, "x\n", { append: true });
+  assert.equal(ahead.write(line("b"), seen, between), "written");
+  assert.equal(ahead.write(line("c"), seen), "written", "after another's whole line");
+  assert.equal(await Deno.readTextFile(log), "a\nx\nb\nc\n");
+  // Another process's line cut off part way, after this one's own write.
+  await Deno.writeTextFile(log, '{"g":1', { append: true });
+  assert.equal(ahead.write(line("d"), seen), "torn");
+  assert.equal(await Deno.readTextFile(log), 'a\nx\nb\nc\n{"g":1', "nothing written after it");
+  ahead.release();
+
+  // Cut off part way between the look and the write: the line is told glued.
+  const dir2 = await Deno.makeTempDir();
+  const log2 = `${dir2}/${MANIFEST_LOG}`;
+  const glued = new AheadLog(dir2);
+  assert.equal(glued.write(line("a"), seen), "written");
+  const tear = () => Deno.writeTextFileSync(log2, '{"g":1', { append: true });
+  assert.equal(glued.write(line("b"), seen, tear), "torn");
+  glued.release();
+});
