@@ -168,7 +168,8 @@ function lazyIndex(ctx: PushContext): () => ReturnType<typeof readIndex> {
  * Whether a deletion of version `n` under `marker`, which the marker here
  * does not name, is held all the same (`held`): the committed marker names
  * `n` (the one this cache synced, which a put-back of its own upload
- * restores, or the one the datastore's index names), and this push cannot
+ * restores, or the one the datastore's index names, an index that cannot
+ * be read counting as naming it), and this push cannot
  * publish the marker here in its place (see `publishable`, which holds it
  * when its look fails). `watch`: it names `n`, and the marker here is
  * published as far as the plan tells (looked at again before the commit:
@@ -183,11 +184,13 @@ function committedNames(
     const enc = new TextEncoder();
     const hashes = await Promise.all([n, `${n}\n`].map((t) => sha256Hex(enc.encode(t))));
     const names = (h: string | undefined) => h !== undefined && hashes.includes(h);
-    // An index that cannot be read: the deletion's own request meets the
-    // same failure, and the push stops with it dirty.
+    // An index that cannot be read may name `n` (another writer moved the
+    // marker onto it since this cache synced it): taken as naming it, as
+    // `unnamedIn` does, so that the deletion is never let through on a
+    // failed look while its own request and the commit may go through.
     if (
       !names(ctx.state.synced(marker)?.hash) &&
-      !names(await index().then((got) => got?.entries[marker]?.h, () => undefined))
+      !(await index().then((got) => names(got?.entries[marker]?.h), () => true))
     ) return "free";
     if (!can.has(marker)) can.set(marker, publishable(ctx, marker).catch(() => false));
     return await can.get(marker) ? "watch" : "held";
