@@ -29,6 +29,18 @@ export const LOCAL_DELETION_REASON =
   "deleted here; a push of the whole cache never deletes it on the datastore: push it by path to delete it there, or take it back with `sluice pull --restore-deleted` (`restoreDeleted` in the library)";
 
 /**
+ * Why `status` lists a data version file deleted here whose `latest` marker
+ * here (`marker`) names its version (`n`): a push by path would hold the
+ * deletion back (`version-under-marker`), so the marker comes first.
+ */
+export function deletedUnderMarkerReason(marker: string, n: string): string {
+  const version = `${marker.slice(0, marker.lastIndexOf("/"))}/${n}`;
+  return `deleted here, but the latest marker ${marker} names this version (${n}), and a version is never deleted from the datastore while its marker names it: a push by path alone would keep it there; set ${marker} to another version here, then push both (\`sluice push ${
+    shellWord(version)
+  } ${shellWord(marker)}\`), or take it back with \`sluice pull --restore-deleted\``;
+}
+
+/**
  * Why `status` lists a synced file replaced here by a directory of its
  * name: a pull with `--restore-deleted` does not write over that directory,
  * so the way back names the directory to move first.

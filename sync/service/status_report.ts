@@ -15,12 +15,14 @@ import type { UnreachableError } from "../errors.ts";
 import { pushLeftBehind } from "./push_result.ts";
 import { type PushRunDeps, runPush } from "./push_run.ts";
 import {
+  deletedUnderMarkerReason,
   LOCAL_DELETION_REASON,
   replacedByDirectoryReason,
   statusEntries,
   type StatusEntry,
 } from "./status.ts";
 import { readWaiting, WAITED_HERE } from "./waiting_record.ts";
+import { markerHolding, VERSION_UNDER_MARKER } from "../version_marker.ts";
 
 /**
  * `store` with every call failing at once with `error`: for a status that
@@ -84,11 +86,23 @@ export async function statusReport(
   // A deletion waits there as a write does (one a resolution's push held
   // back included): its push deletes nothing over another writer's upload.
   const waits = (e: StatusEntry) => Object.hasOwn(waiting, e.path) && e.action !== "skip";
+  // A data version deleted here whose marker here names it: a push by path
+  // would hold that deletion back, so the way on names the marker first.
+  const underMarker = new Map<string, string>();
+  if (deps.pushPipeline.has(VERSION_UNDER_MARKER)) {
+    for (const e of planned) {
+      if (e.reason !== LOCAL_DELETION_REASON) continue;
+      const held = await markerHolding(cache, e.path, deps.config.classifierRules);
+      if (held) underMarker.set(e.path, deletedUnderMarkerReason(held.marker, held.n));
+    }
+  }
   const entries = planned.map((e) =>
     waits(e)
       ? { ...e, reason: `${WAITED_HERE}: ${waiting[e.path]}` }
       : e.reason === LOCAL_DELETION_REASON && cache.holdsDirectory(e.path)
       ? { ...e, reason: replacedByDirectoryReason(e.path) }
+      : underMarker.has(e.path)
+      ? { ...e, reason: underMarker.get(e.path)! }
       : e
   );
   const held = entries.filter(waits);
