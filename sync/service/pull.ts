@@ -152,6 +152,11 @@ async function pullInto(
   // Temporary files of streamed downloads a pull killed part way left (by
   // their records: no walk of the cache), removed once an hour untouched.
   await clearRecordedTemps(cache, Date.now(), events);
+  // Others' marks, then records, then the index (a push clears its marks and
+  // saves its records in one step): a mark gone is a record taken in, else a
+  // file deleted here was fetched back (chaos seed 222000015); one read is kept.
+  const marksBefore = await marksElsewhere(state);
+  await state.refreshSynced();
   const read = await indexForPull(deps, prefixes);
   if (read === "unchanged") {
     result.unchanged = true;
@@ -165,6 +170,7 @@ async function pullInto(
   // set aside or taken back by this pull; what lies under a directory one of
   // them marked is left as it is (see `pull_elsewhere.ts`).
   const elsewhere = await marksElsewhere(state);
+  for (const p of marksBefore) elsewhere.add(p);
   const dirty = new Set([...state.dirtyPaths(), ...elsewhere]);
   if (elsewhere.size > 0) {
     const held = deps.holdBack;
