@@ -594,3 +594,23 @@ Deno.test("chaos regression: a refusal that could not look at an earlier push's 
     '{"seed":221850001,"clones":3,"oldClients":true,"skewMs":[0,0,49934],"etag":true,"ops":[{"id":55,"kind":"run","clone":2,"model":1,"data":0,"workMs":0,"again":600000},{"id":58,"kind":"stall","clone":2,"on":true,"at":"commit","run":55,"pick":910661956},{"id":59,"kind":"outage","on":true},{"id":60,"kind":"stall","clone":2,"on":false},{"id":61,"kind":"tick","n":1,"pick":1811125900},{"id":63,"kind":"outage","on":false},{"id":64,"kind":"breakglass","model":1},{"id":66,"kind":"blip","clone":2,"call":"head"},{"id":68,"kind":"tick","n":6,"pick":1895684562},{"id":69,"kind":"run","clone":2,"model":1,"data":0,"workMs":0}]}',
   );
 });
+
+/**
+ * I6 (seed 222000015, shrunk to 4 operations; `--lockless-share 1
+ * --shared-cache-share 1 --structural-share 1`): c1 (core-driven) pushed an
+ * edit of config/settings-0.yaml (`push --adopt-uncommitted`, nothing to
+ * adopt), then deleted it by hand. A second process
+ * over c1's cache, running a structural command, had taken in the synced
+ * records as its pull began, before c1's push recorded the file; c1's push
+ * then saved that record and cleared its mark in one step, and the pull,
+ * reading the index (naming c1's commit) and the marks after, found
+ * neither mark nor record, took the path for one never synced with nothing
+ * there, and fetched it back: the deletion was undone. A pull now reads the
+ * other processes' marks, then takes in their records, then reads the index,
+ * keeping the marks it read first (`sync/service/pull_marks_records_test.ts`).
+ */
+Deno.test("chaos regression: a file another process over the cache pushed and recorded as a pull began, then deleted by hand, is not fetched back (I6, seed 222000015)", async () => {
+  await clean(
+    '{"seed":222000015,"clones":3,"kinds":["api","core","api"],"reusedLocks":true,"setAsideFlaky":true,"ops":[{"id":4,"kind":"adopt","clone":1,"file":0},{"id":6,"kind":"delete","clone":1,"file":5,"how":"hand"},{"id":26,"kind":"sibling","clone":1,"how":"structural","workMs":8000},{"id":36,"kind":"tick","n":9,"pick":1637102639}]}',
+  );
+});
