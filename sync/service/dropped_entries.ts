@@ -11,7 +11,9 @@
  * deletion, and marks it to be published again ({@link keepDropped}); one
  * deleted here, the deletion not marked, keeps its record as a local
  * deletion, which only a push of its name makes on the datastore
- * ({@link warnDroppedHere}). One deleted here with the deletion marked is
+ * ({@link warnDroppedHere}); so too one whose entry such a rewrite rolled
+ * back to an older version ({@link rolledBackDeletedHere}). One deleted
+ * here with the deletion marked is
  * left to the push, which deletes the object; a push that holds that
  * deletion (a data version its `latest` marker names: see
  * `middleware/version_under_marker.ts`) names the version again instead.
@@ -25,6 +27,8 @@ import { withRetry } from "../retry.ts";
 import type { SyncConfig } from "../context.ts";
 import type { SluiceEmitter } from "../events.ts";
 import type { SyncState } from "./state.ts";
+import { isUnversioned } from "../transfer/bucket_layout.ts";
+import type { IndexEntry } from "../transfer/remote_index.ts";
 
 /** Why a pull left such a path for the next push (its result and its warning say it). */
 export const DROPPED_REASON =
@@ -46,6 +50,31 @@ export async function heldAsSynced(
   const { store, config, signal } = deps;
   const now = await withRetry(() => store.head(path, { signal }), config.retry, signal);
   return now?.version === version;
+}
+
+/**
+ * True when `path`, synced here at `synced` and deleted here (or replaced
+ * by a directory of its name), the deletion not marked (`marked`: by its
+ * name or a directory above), is named by the index at another version
+ * (`entry`, a Sluice entry) while the store still holds the very version this cache
+ * synced: an old client's write-back rolled the entry back to the version
+ * it had read, over this cache's (or a peer's) committed write. No
+ * deletion on the datastore, nor this cache's own write cut off before its
+ * commit: as for a dropped entry, the pull keeps the record and marks
+ * nothing ({@link warnDroppedHere}). One HEAD, on this path alone.
+ */
+export async function rolledBackDeletedHere(
+  deps: Parameters<typeof heldAsSynced>[0] & {
+    readonly cache: { fileGone(path: string): boolean };
+  },
+  path: string,
+  entry: IndexEntry,
+  synced: { readonly version: string } | undefined,
+  marked: boolean,
+): Promise<boolean> {
+  if (!synced || marked || isUnversioned(entry) || synced.version === entry.v) return false;
+  if (!deps.cache.fileGone(path)) return false;
+  return await heldAsSynced(deps, path, synced.version);
 }
 
 /**

@@ -188,7 +188,7 @@ async function pullInto(
     links,
   });
   const conflict = conflictRecorder(deps, found);
-  const { todo, ownKept, heldLate: heldInPlan, leftToPush } = await planFetches({
+  const { todo, ownKept, heldLate: heldInPlan, leftToPush, restored } = await planFetches({
     deps,
     prefixes,
     entries,
@@ -200,6 +200,7 @@ async function pullInto(
     asides,
     deferred: result.deferred!,
     dropped: result.dropped,
+    droppedHere: result.droppedHere!,
   });
   planned();
   if (heldInPlan) heldLate = true;
@@ -387,6 +388,7 @@ async function pullInto(
   // The managed lockfile alone (no await per file of a large pull).
   for (const [path] of todo) if (isManagedLockfilePath(path)) await lockfiles.before(path);
   await fetchAll(todo);
+  result.dropped.push(...restored.filter((p) => result.fetched.includes(p)));
   // Marks by name or by a directory above (a bulk mark is none).
   const marks = new Set([...dirty].map((p) => p.replace(/\/+$/, "")));
   const restore = !index ? [] : await removeDeletedRemotely({

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { heldAsSynced } from "./dropped_entries.ts";
+import { heldAsSynced, rolledBackDeletedHere } from "./dropped_entries.ts";
 import { classifyPath } from "../path_class.ts";
 import {
   markerNumber,
@@ -164,6 +164,8 @@ export interface PlanInput {
    * {@link planFetches}): kept, to be named again by the next push.
    */
   readonly dropped: string[];
+  /** Paths deleted here, unmarked, whose entry another client rolled back (see {@link planFetches}). */
+  readonly droppedHere: string[];
 }
 
 /** What to fetch, and the never-synced paths kept for the push (to mark dirty). */
@@ -183,6 +185,11 @@ export interface FetchPlan {
    * the index token is not kept, and the next pull looks at the path again.
    */
   readonly leftToPush: boolean;
+  /**
+   * Paths deleted here whose entry another client rolled back, fetched at
+   * the version synced (`restoreDeleted`): kept, once fetched, as dropped.
+   */
+  readonly restored: readonly string[];
 }
 
 /** The reason of the conflict a pull records for a data version published again with other bytes. */
@@ -244,6 +251,8 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
   let heldLate = false;
   // Paths with nothing here left to the push (see `FetchPlan.leftToPush`).
   let leftToPush = false;
+  // Rolled-back entries deleted here, taken back (see `FetchPlan.restored`).
+  const restored: string[] = [];
   /**
    * Sets the copy at `path` (`mine`) aside before the datastore's is
    * fetched, with the conflict that names it kept beside it until its
@@ -366,6 +375,21 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       // names this cache's own write (its commit landed, the answer did
       // not): the change here was made over it, and nothing came after it.
       // A deletion here too: the push deletes that write and its entry.
+      // Deleted here, unmarked, its entry rolled back by another client's
+      // write-back (taken for this cache's own write below, it was left to a
+      // push that never came: chaos seed 4104). Taken back with
+      // `restoreDeleted`: the version synced, fetched, is kept as dropped.
+      const marks = new Set([...dirty].map((p) => p.replace(/\/+$/, "")));
+      if (await rolledBackDeletedHere(deps, path, e, synced, underMarks(marks, path))) {
+        if (!deps.restoreDeleted) input.droppedHere.push(path);
+        else {todo.push([
+            path,
+            { ...e, v: synced!.version, h: synced!.hash, s: synced!.size },
+            null,
+          ]);}
+        if (deps.restoreDeleted) restored.push(path);
+        continue;
+      }
       const own = await ownWriteOver(path, e);
       if (own === true) continue;
       // The entry's object is gone (a peer's deletion of it, or a peer's
@@ -488,5 +512,5 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
     }
     todo.push([path, e, seen]);
   }
-  return { todo, ownKept, heldLate, leftToPush };
+  return { todo, ownKept, heldLate, leftToPush, restored };
 }

@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { peerReadIndex } from "../../packages/testing/mod.ts";
+import type { WarningEvent } from "../events.ts";
+import { clone, lost } from "./dropped_entries_kit.ts";
+
+/**
+ * Clone `a`'s committed edit of `config/app.yaml`, rolled back in the index
+ * to the version it replaced by an old client's write-back (the store holds
+ * `a`'s edit, the index names the older version, gone), deleted here by
+ * hand before `a`'s next pull, the deletion never marked. As for an entry
+ * dropped so: the datastore did not delete the file, and nobody asked to
+ * delete it there. The pull keeps the record, synced at `a`'s version, marks
+ * nothing and warns `index_entry_dropped` naming both ways out; before, it
+ * said nothing, taking the edit for a push of its own cut off before its
+ * commit, and no push ever named it again (chaos seed 4104: the index left
+ * naming a version the store no longer held, every fresh clone skipping the
+ * file as not yet committed).
+ */
+Deno.test("a file deleted here, unmarked, whose entry another client rolled back to an older version: the pull keeps its record and warns", async () => {
+  const { store, a, path } = await lost("rolled back");
+  const version = a.state.synced(path)?.version;
+  assert.notEqual(
+    (await peerReadIndex(store))[path]?.size,
+    undefined,
+    "named at the older version",
+  );
+  await Deno.remove(`${a.cacheDir}/${path}`);
+  const warnings: WarningEvent[] = [];
+  a.events.on("warning", (w) => warnings.push(w));
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.removed, []);
+  assert.deepEqual(pulled.dropped, []);
+  assert.deepEqual(pulled.droppedHere, [path]);
+  assert.equal(a.state.synced(path)?.version, version, "the record kept at the synced version");
+  assert.deepEqual(a.state.dirtyPaths(), [], "the deletion not marked");
+  assert.deepEqual(warnings.map((w) => w.code), ["index_entry_dropped"]);
+  assert.match(warnings[0].message, /`sluice push config\/app\.yaml`/);
+  assert.deepEqual((await a.pushChanged()).deleted, [], "a push of everything pending");
+  assert.equal(store.peekText(path), "two\n", "the object kept");
+  // A push of its name deletes it everywhere.
+  await a.markDirty({ relPath: path });
+  assert.deepEqual((await a.pushChanged()).deleted, [path]);
+  assert.equal(store.peek(path), undefined);
+  assert.equal((await peerReadIndex(store))[path], undefined);
+  const b = await clone(store, "b");
+  assert.deepEqual((await b.pullChanged()).uncommitted, []);
+});
+
+/**
+ * As above, the deletion marked: left to the push, which deletes `a`'s
+ * edit over the version it synced, and the entry with it.
+ */
+Deno.test("a file deleted here and marked, whose entry another client rolled back: the push deletes it and its entry", async () => {
+  const { store, a, path } = await lost("rolled back");
+  await Deno.remove(`${a.cacheDir}/${path}`);
+  await a.markDirty({ relPath: path });
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.droppedHere, []);
+  assert.deepEqual((await a.pushChanged()).deleted, [path]);
+  assert.equal(store.peek(path), undefined);
+  assert.equal((await peerReadIndex(store))[path], undefined);
+});
+
+/**
+ * As above, the deletion here taken back: a pull with `restoreDeleted`
+ * fetches the version the store holds, kept as a rolled-back entry is, and
+ * the next push names it again.
+ */
+Deno.test("a file deleted here whose entry another client rolled back is taken back by a pull with restoreDeleted, and named again by the next push", async () => {
+  const { store, a, path } = await lost("rolled back");
+  await Deno.remove(`${a.cacheDir}/${path}`);
+  assert.deepEqual((await a.pullChanged()).droppedHere, [path]);
+  const restored = await a.pullChanged({ restoreDeleted: true });
+  assert.deepEqual(restored.droppedHere, []);
+  assert.deepEqual(restored.dropped, [path]);
+  assert.equal(await Deno.readTextFile(`${a.cacheDir}/${path}`), "two\n");
+  await a.pushChanged();
+  const b = await clone(store, "b");
+  assert.deepEqual((await b.pullChanged()).uncommitted, []);
+  assert.equal(await Deno.readTextFile(`${b.cacheDir}/${path}`), "two\n");
+});
