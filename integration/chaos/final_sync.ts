@@ -26,6 +26,7 @@ import { underMarks } from "../../sync/service/pull_elsewhere.ts";
 import { findStateDir } from "../../sync/transfer/cache_paths.ts";
 import { sha256Hex } from "../../sync/hash.ts";
 import { WorldResolution } from "./final_resolution.ts";
+import { rolledBackDeletedHere } from "./old_pull_undone.ts";
 
 /** One history's world: scheduler, target, clones, operator, ground truth. */
 export class World extends WorldResolution {
@@ -309,6 +310,21 @@ export class World extends WorldResolution {
         }
       }
     }
+    // An entry an old client's pull rolled back over a clone's commit whose
+    // file that clone's user deleted by hand, unmarked: left to that user,
+    // told by its pull (README's old-client limits; seed 4104).
+    const rolledBack = await rolledBackDeletedHere(
+      this.truth.oldPullRolledBack,
+      await indexEntriesOf(this.target.inspect),
+      (path) => this.target.direct.head(path),
+      (path, version) =>
+        this.clones.some(({ svc, index }) =>
+          svc.state.synced(path)?.version === version && svc.cache.fileGone(path) &&
+          !underMarks(new Set(svc.state.dirtyPaths()), path) &&
+          this.truth.droppedTold.has(`${index}\0${path}`)
+        ),
+    );
+    for (const p of rolledBack) deletedAbandoned.add(p);
     const { entries, violations } = await checkIndexNamesHeld(
       this.target.direct,
       (path, e) =>

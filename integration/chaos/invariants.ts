@@ -33,7 +33,11 @@
  *   the index before that deletion's commit wrote the entry back (a clone's
  *   deletion made after the version's last put, and no clone's write of
  *   that version since: `old_pull_undone.ts`; a pull past the
- *   dangling-entry grace removes the entry; `workload.ts`);
+ *   dangling-entry grace removes the entry; `workload.ts`), and where such
+ *   a pull rolled a clone's commit back to the version it read, the store
+ *   holding the version taken out, and that clone's user deleted the file
+ *   by hand, unmarked, its pull telling of it (the user's to decide:
+ *   `rolledBackDeletedHere` in `old_pull_undone.ts`);
  * - I8: a fresh clone gets every committed file, markers included
  *   (`index_checks.ts`), with the same exceptions;
  * - I9: a committed edit is replaced only by a writer that had seen it

@@ -11,6 +11,10 @@
  * bytes (a writer's own, which the index may name and the store must
  * hold).
  *
+ * So too the entries such a write-back rolled back to the version it had
+ * read, over a clone's commit whose file that clone's user then deleted by
+ * hand, never marking the deletion ({@link rolledBackDeletedHere}).
+ *
  * @module
  */
 
@@ -70,4 +74,34 @@ export class VersionTurns {
     }
     return false;
   }
+}
+
+/**
+ * The paths whose index entry (in `indexed`) an old client's pull's
+ * write-back rolled back (`rolledBack`: per path, the versions it took out
+ * of the index) while the store still holds one of those versions (`head`;
+ * a failed look spares nothing), other than the one named, and a clone
+ * holds its record synced at that version with its file deleted there by
+ * hand, the deletion never marked, and its pull told of it with
+ * `index_entry_dropped` (`deletedHere`). README's old-client limits leave
+ * it to that clone's user: a push of its name deletes it, a pull with
+ * `restoreDeleted` takes it back for the next push to name again. Until
+ * then the index names the older version, gone, and readers skip the path
+ * as not yet committed (seed 4104).
+ */
+export async function rolledBackDeletedHere(
+  rolledBack: ReadonlyMap<string, ReadonlySet<string>>,
+  indexed: Readonly<Record<string, { readonly v: string }>>,
+  head: (path: string) => Promise<{ readonly version: string } | null>,
+  deletedHere: (path: string, version: string) => boolean,
+): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const [path, versions] of rolledBack) {
+    const e = indexed[path];
+    if (!e || versions.has(e.v)) continue;
+    const now = await head(path).catch(() => null);
+    if (!now || now.version === e.v || !versions.has(now.version)) continue;
+    if (deletedHere(path, now.version)) out.add(path);
+  }
+  return out;
 }

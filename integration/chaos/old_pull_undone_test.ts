@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { VersionTurns } from "./old_pull_undone.ts";
+import { rolledBackDeletedHere, VersionTurns } from "./old_pull_undone.ts";
 
 const P = "notes/shared-0.md";
 
@@ -41,4 +41,35 @@ Deno.test("an entry an old client's pull wrote back counts as a dropped deletion
   loop.put(P, "a", "b");
   loop.put(P, "b", "a");
   assert.equal(loop.replaces(P, "a", "z"), false);
+});
+
+Deno.test("an entry an old client's pull rolled back is spared only while the store holds the version taken out and a clone deleted it by hand, unmarked, and was told", async () => {
+  const rolledBack = new Map([[P, new Set(["b"])]]);
+  const store = new Map<string, string>([[P, "b"]]);
+  const head = (path: string) => {
+    const version = store.get(path);
+    return Promise.resolve(version === undefined ? null : { version });
+  };
+  const told = (_path: string, version: string) => version === "b";
+  // The index names "a", the version the write-back read; the store holds "b".
+  assert.deepEqual([...await rolledBackDeletedHere(rolledBack, { [P]: { v: "a" } }, head, told)], [
+    P,
+  ]);
+  // No clone holds "b" deleted by hand and told: not spared.
+  assert.equal(
+    (await rolledBackDeletedHere(rolledBack, { [P]: { v: "a" } }, head, () => false)).size,
+    0,
+  );
+  // Named again at "b", or named at a version no write-back took out: nothing to spare.
+  assert.equal((await rolledBackDeletedHere(rolledBack, { [P]: { v: "b" } }, head, told)).size, 0);
+  // The store holding another version than the one taken out, or nothing, or a failed look.
+  store.set(P, "c");
+  assert.equal((await rolledBackDeletedHere(rolledBack, { [P]: { v: "a" } }, head, told)).size, 0);
+  store.delete(P);
+  assert.equal((await rolledBackDeletedHere(rolledBack, { [P]: { v: "a" } }, head, told)).size, 0);
+  const failing = () => Promise.reject(new Error("unreachable"));
+  assert.equal(
+    (await rolledBackDeletedHere(rolledBack, { [P]: { v: "a" } }, failing, told)).size,
+    0,
+  );
 });

@@ -214,6 +214,19 @@ export class TruthRecords {
    */
   readonly oldPullUndeleted = new Map<string, Set<string>>();
   /**
+   * Per path, the versions an old client's pull's write-back took out of
+   * the index by naming the path at another version, the one it had read
+   * (`oldpull` moves): a Sluice commit rolled back. Its writer's next pull
+   * names it again, but where the file was deleted there by hand, the
+   * deletion never marked: README's old-client limits leave that to its
+   * user (its pull warned `index_entry_dropped`: `droppedTold`), the index naming the older
+   * version meanwhile (see `rolledBackDeletedHere` in `old_pull_undone.ts`;
+   * seed 4104).
+   */
+  readonly oldPullRolledBack = new Map<string, Set<string>>();
+  /** `<clone>\0<path>` of each path a clone's `index_entry_dropped` warning named first. */
+  readonly droppedTold = new Set<string>();
+  /**
    * Paths of Sluice writes (their object written by a clone, its writer id
    * on it) an old client's pull wrote an index over without (`oldpull`
    * moves): a commit it dropped, named again by its writer's next pull

@@ -245,6 +245,10 @@ export abstract class WorldSlots {
           this.changes.reported(index, w.path);
         }
         if (w.code === "lock_stale_stolen") this.checkTakeover(name, w.message);
+        // The path a pull told of as kept for its entry dropped or rolled back (its first).
+        if (w.code === "index_entry_dropped" && w.path && name !== "operator") {
+          this.truth.droppedTold.add(`${index}\0${w.path}`);
+        }
         // I30: the checker never leaves a manifest unreadable (a torn last
         // line, a `torn` move's, is read past): a process that finds it so
         // starts with every record its cache's processes synced lost.

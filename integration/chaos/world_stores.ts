@@ -345,7 +345,14 @@ export abstract class WorldStores extends WorldFaults {
         try {
           return await store.put(key, body, mode, o);
         } finally {
-          for (const [path, e] of Object.entries(await indexEntriesOf(this.target.inspect))) {
+          const after = await indexEntriesOf(this.target.inspect);
+          // Entries rolled back to another version (`GroundTruth.oldPullRolledBack`).
+          for (const [path, b] of Object.entries(before)) {
+            if (!after[path] || after[path].v === b.v) continue;
+            const all = this.truth.oldPullRolledBack.get(path) ?? new Set<string>();
+            this.truth.oldPullRolledBack.set(path, all.add(b.v));
+          }
+          for (const [path, e] of Object.entries(after)) {
             if (before[path] || await this.target.inspect.read(path) !== undefined) continue;
             const deletions = [...this.deletedBy].map(([c, m]) => [c, m.get(path) ?? []] as const);
             if (!this.versionTurns.undone(path, e.v, deletions)) continue;
