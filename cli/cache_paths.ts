@@ -9,6 +9,9 @@ import { SluiceError, UnreadablePathError, UnsafePathError } from "../sync/error
 import { assertSafeRelPath, isInternalPath } from "../sync/paths.ts";
 import type { SyncService } from "../sync/service/service.ts";
 import { shellWord } from "../sync/shell_word.ts";
+import type { DeletedUnderMarker } from "../sync/left_behind.ts";
+import { markerHolding, VERSION_UNDER_MARKER } from "../sync/version_marker.ts";
+import { deletedUnderMarkerReason } from "../sync/service/status.ts";
 
 /**
  * Cache-relative paths from command-line paths (cache-relative, or absolute
@@ -155,4 +158,42 @@ export function deletedHereLine(service: SyncService, path: string): string {
       shellWord(path)
     }\` deletes the file there and publishes the directory's files; move the directory away and run \`sluice pull --restore-deleted\` to take the file back)`
     : `  ${path}`;
+}
+
+/**
+ * Of `deleted` (synced files deleted here), the data version files whose
+ * `latest` marker here names their version, where the push holds such a
+ * deletion back (`version-under-marker`): a push naming them alone keeps
+ * them on the datastore. One read of the marker per path.
+ */
+export async function underMarkerNow(
+  service: SyncService,
+  deleted: readonly string[],
+): Promise<DeletedUnderMarker[]> {
+  if (!service.pushPipeline.has(VERSION_UNDER_MARKER)) return [];
+  const out: DeletedUnderMarker[] = [];
+  for (const path of deleted) {
+    const held = await markerHolding(service.cache, path, service.config.classifierRules);
+    if (held) out.push({ path, ...held });
+  }
+  return out;
+}
+
+/**
+ * A synced file deleted here as a pull or push lists it, `held` naming the
+ * ones whose marker here names their version: for those, why a push naming
+ * them alone keeps them and the way on (as `status` says it); for the
+ * others, as `deletedHereLine` says it.
+ */
+export function deletionLineOf(
+  service: SyncService,
+  held: readonly DeletedUnderMarker[],
+): (path: string) => string {
+  const by = new Map(held.map((u) => [u.path, u]));
+  return (path) => {
+    const u = by.get(path);
+    return u
+      ? `  ${path}: ${deletedUnderMarkerReason(u.marker, u.n)}`
+      : deletedHereLine(service, path);
+  };
 }

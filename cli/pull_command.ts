@@ -23,9 +23,10 @@ import {
 import {
   cacheRel,
   deletedHere,
-  deletedHereLine,
+  deletionLineOf,
   directoriesNow,
   knownHere,
+  underMarkerNow,
 } from "./cache_paths.ts";
 import { capped, type CliIo, formatBytes, type Output, plural, UsageError } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
@@ -255,6 +256,8 @@ export function pullCommand(io: CliIo, state: RunState): Command {
       }
       // Synced files deleted here stay deleted (a local change): said, as a push says it.
       const localDeletions = deletedHere(s.service, clean);
+      // Of them, a version its marker here names: a push naming it alone keeps it there.
+      const underMarker = await underMarkerNow(s.service, localDeletions);
       // A path named to adopt under which nothing was adopted: told, and never exit 0.
       const notAdopted = adopt.filter((n) =>
         !(result.adopted ?? []).some((p) => p === n || p.startsWith(`${n}/`))
@@ -279,6 +282,7 @@ export function pullCommand(io: CliIo, state: RunState): Command {
           ...pullLeftBehind(result),
           localDeletions,
           directoriesNow: directoriesNow(s.service, localDeletions),
+          underMarker,
         }),
       );
       const { outcome, exitCode } = done.exitCode === 0 && notAdopted.length
@@ -344,16 +348,29 @@ export function pullCommand(io: CliIo, state: RunState): Command {
         );
         for (
           const line of capped(
-            localDeletions.map((p) => deletedHereLine(s.service, p)),
+            localDeletions.map(deletionLineOf(s.service, underMarker)),
             (n) => `  … and ${n} more (\`--json\` lists each, as \`localDeletions\`)`,
           )
         ) out.say(line);
         // After --restore-deleted, what stays deleted here is held by a
         // directory of its name (said beside each): no advice to run it again.
+        // A version its marker here names: a push naming it alone keeps it
+        // there, so the line beside it gives the way on instead.
+        const held = underMarker.length;
         out.say(
-          restoreDeleted
-            ? "Run `sluice push <path>…` naming them to delete them on the datastore too, or do what the line beside each says."
-            : "Run `sluice push <path>…` naming them to delete them on the datastore too, or `sluice pull --restore-deleted` to take the datastore's copies back.",
+          held === localDeletions.length
+            ? "Do what the line beside each says: a push naming them alone keeps them on the datastore while their latest marker here names their version."
+            : `Run \`sluice push <path>…\` naming ${
+              held ? "the others" : "them"
+            } to delete them on the datastore too, or ${
+              restoreDeleted
+                ? "do what the line beside each says."
+                : `\`sluice pull --restore-deleted\` to take the datastore's copies back${
+                  held
+                    ? "; for one whose latest marker here names its version, do what the line beside it says"
+                    : ""
+                }.`
+            }`,
         );
       }
       return exitCode;

@@ -19,7 +19,13 @@ import {
   withSession,
 } from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
-import { cachePaths, cacheRel, deletedHereLine, directoriesNow } from "./cache_paths.ts";
+import {
+  cachePaths,
+  cacheRel,
+  deletionLineOf,
+  directoriesNow,
+  underMarkerNow,
+} from "./cache_paths.ts";
 import { capped, type CliIo, formatBytes, type Output, plural, UsageError } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
 import { endpointFields } from "./store_url.ts";
@@ -98,6 +104,7 @@ function describePush(
   everSynced: boolean,
   walked: boolean,
   deletionLine: (path: string) => string = (p) => `  ${p}`,
+  underMarker: ReadonlySet<string> = new Set(),
 ): string[] {
   const lines: string[] = [];
   // Conflicts open beside the push (on none of its paths), told after what it did.
@@ -195,12 +202,25 @@ function describePush(
       listed,
       (n) => `  … and ${n} more (\`--json\` lists each, as \`localDeletions\`)`,
     ));
+    // A version its marker here names: a push naming it alone keeps it
+    // there, so the line beside it gives the way on instead.
+    const held = r.localDeletions.filter((p) => underMarker.has(p)).length;
     lines.push(
-      `Run \`sluice push <path>…\` naming them to delete them there too, or \`sluice pull --restore-deleted\` to take the datastore's copies back${
-        listed.some((l, i) => l !== `  ${r.localDeletions[i]}`)
-          ? " (once the directory a line beside a path names is moved away)"
-          : ""
-      }.`,
+      held === r.localDeletions.length
+        ? "Do what the line beside each says: a push naming them alone keeps them on the datastore while their latest marker here names their version."
+        : `Run \`sluice push <path>…\` naming ${
+          held ? "the others" : "them"
+        } to delete them there too, or \`sluice pull --restore-deleted\` to take the datastore's copies back${
+          listed.some((l, i) =>
+              !underMarker.has(r.localDeletions[i]) && l !== `  ${r.localDeletions[i]}`
+            )
+            ? " (once the directory a line beside a path names is moved away)"
+            : ""
+        }${
+          held
+            ? "; for one whose latest marker here names its version, do what the line beside it says"
+            : ""
+        }.`,
     );
   }
   if (r.localOnly.length) {
@@ -353,12 +373,14 @@ export function pushCommand(io: CliIo, state: RunState): Command {
         out.warnings,
       );
       for (const w of notAdopted) out.warn(w);
+      const underMarker = await underMarkerNow(s.service, result.localDeletions);
       const { outcome, exitCode } = adoptionOutcome(
         outcomeOf(
           out,
           leftBehindError("push", {
             ...pushLeftBehind(result),
             directoriesNow: directoriesNow(s.service, result.localDeletions),
+            underMarker,
           }),
         ),
         notAdopted,
@@ -376,7 +398,8 @@ export function pushCommand(io: CliIo, state: RunState): Command {
           s.store.endpoint,
           s.service.state.syncedCount > 0,
           walk || paths.length > 0 || marked,
-          (p) => deletedHereLine(s.service, p),
+          deletionLineOf(s.service, underMarker),
+          new Set(underMarker.map((u) => u.path)),
         )
       ) {
         out.say(line);

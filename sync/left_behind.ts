@@ -7,6 +7,14 @@
  */
 import { SluiceError } from "./errors.ts";
 import { isManagedLockfilePath } from "./locks/lockfile_change.ts";
+import { pushBothCommand } from "./version_marker.ts";
+
+/** A data version file deleted here whose `latest` marker here (`marker`) names its version (`n`). */
+export interface DeletedUnderMarker {
+  readonly path: string;
+  readonly marker: string;
+  readonly n: string;
+}
 
 /** What a push or pull left behind: unresolved conflicts, and files left for a later run. */
 export interface LeftBehind {
@@ -22,6 +30,13 @@ export interface LeftBehind {
    * that can look at the cache.
    */
   readonly directoriesNow?: readonly string[];
+  /**
+   * Of `localDeletions`, the data version files whose `latest` marker here
+   * names their version: a push naming them alone holds their deletion back
+   * (`version-under-marker`), so the way to delete them there moves the
+   * marker first. Given by a caller that can look at the cache.
+   */
+  readonly underMarker?: readonly DeletedUnderMarker[];
   /** Files in the cache a push cannot publish (a symbolic link, a name no key may carry, an unreadable file). */
   readonly localOnly?: readonly { readonly path: string; readonly reason: string }[];
 }
@@ -58,6 +73,35 @@ function restoreAdvice(deletions: readonly string[], directoriesNow: readonly st
   return `to take the datastore's copies back, run \`sluice pull --restore-deleted\`, after moving away the directory of its name now at ${dirs.length} of them (${
     listed(dirs)
   }), which it does not write over`;
+}
+
+/**
+ * How to delete local deletions on the datastore too: a push naming them,
+ * save for a data version whose marker here names it, which a push naming
+ * it alone keeps there: its marker is set to another version first and
+ * pushed with it.
+ */
+function deleteAdvice(
+  deletions: readonly string[],
+  underMarker: readonly DeletedUnderMarker[],
+): string {
+  const held = underMarker.filter((u) => deletions.includes(u.path));
+  if (held.length === 0) return "To delete them there too, run `sluice push <path>…` naming them";
+  const unique = (xs: string[]) => [...new Set(xs)];
+  const markers = unique(held.map((u) => u.marker));
+  const names = unique(held.map((u) => `${u.marker} names their version (${u.n})`));
+  const pushes = unique(held.map((u) => `\`${pushBothCommand(u.marker, u.n)}\``));
+  const them = held.length === 1 ? "it" : "them";
+  const why = `the latest marker ${
+    names.join(", ")
+  } here, and a version is never deleted from the datastore while its marker names it, so a push naming ${them} alone keeps ${them} there: set ${
+    markers.length === 1 ? "the marker" : "each marker"
+  } to another version here, then push both (${pushes.join(", ")})`;
+  return held.length === deletions.length
+    ? `To delete them there too: ${why}`
+    : `To delete them there too, run \`sluice push <path>…\` naming the others; for ${
+      listed(held.map((u) => u.path))
+    }, ${why}`;
 }
 
 /**
@@ -131,7 +175,7 @@ export class SyncIncompleteError extends SluiceError {
           op === "pull"
             ? "a pull keeps a deletion made here, as it keeps any local change"
             : "a push of the whole cache never deletes, so that a wiped or partial cache never empties the bucket"
-        }. To delete them there too, run \`sluice push <path>…\` naming them; ${
+        }. ${deleteAdvice(deletions, leftBehind.underMarker ?? [])}; ${
           restoreAdvice(deletions, leftBehind.directoriesNow ?? [])
         }`,
       );

@@ -80,3 +80,27 @@ Deno.test("local deletions: a path a directory of its name now holds is told to 
     /run `sluice pull --restore-deleted`, after moving away the directory of its name now at 1 of them \(foo\)/,
   );
 });
+
+Deno.test("local deletions of a data version its marker here names: the message names the marker to move and the push of both, not a push by path", () => {
+  const d = "data/t/m/out";
+  const held = [`${d}/2/metadata.yaml`, `${d}/2/raw`];
+  const under = held.map((path) => ({ path, marker: `${d}/latest`, n: "2" }));
+  const all = new SyncIncompleteError("push", {
+    conflicts: [],
+    left: [],
+    localDeletions: held,
+    underMarker: under,
+  });
+  assert.doesNotMatch(all.message, /run `sluice push <path>…` naming them/);
+  assert.ok(all.message.includes(`latest marker ${d}/latest names their version (2)`), all.message);
+  assert.ok(all.message.includes(`\`sluice push ${d}/2 ${d}/latest\``), all.message);
+  assert.match(all.message, /sluice pull --restore-deleted/);
+  const some = new SyncIncompleteError("pull", {
+    conflicts: [],
+    left: [],
+    localDeletions: ["notes/a.txt", ...held],
+    underMarker: under,
+  });
+  assert.match(some.message, /run `sluice push <path>…` naming the others/);
+  assert.ok(some.message.includes(`\`sluice push ${d}/2 ${d}/latest\``), some.message);
+});

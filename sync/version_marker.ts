@@ -9,6 +9,7 @@
  */
 import type { ClassifierRule } from "./context.ts";
 import { classifyPath } from "./path_class.ts";
+import { shellWord } from "./shell_word.ts";
 
 /** The registered name of the push gate that holds such a deletion back. */
 export const VERSION_UNDER_MARKER = "version-under-marker";
@@ -64,4 +65,20 @@ export async function markerHolding(
   if (classifyPath(path, rules) !== "data-version") return undefined;
   const beside = markerBeside(path);
   return await markerNamesHere(cache, beside.marker) === beside.n ? beside : undefined;
+}
+
+/**
+ * The push that deletes version `n` under `marker` from the datastore once
+ * the marker here names another version: the version and the marker, both
+ * by path.
+ *
+ * @example
+ * ```ts
+ * import { pushBothCommand } from "./version_marker.ts";
+ * pushBothCommand("data/t/m/out/latest", "2"); // sluice push data/t/m/out/2 data/t/m/out/latest
+ * ```
+ */
+export function pushBothCommand(marker: string, n: string): string {
+  const version = `${marker.slice(0, marker.lastIndexOf("/"))}/${n}`;
+  return `sluice push ${shellWord(version)} ${shellWord(marker)}`;
 }

@@ -8,6 +8,7 @@
 import type { PlanEntry, WriteGateEntry } from "../context.ts";
 import { STRANDED_REASON } from "./plan.ts";
 import { shellWord } from "../shell_word.ts";
+import { pushBothCommand } from "../version_marker.ts";
 
 /** A dirty path as `status` reports it. */
 export interface StatusEntry {
@@ -34,10 +35,9 @@ export const LOCAL_DELETION_REASON =
  * deletion back (`version-under-marker`), so the marker comes first.
  */
 export function deletedUnderMarkerReason(marker: string, n: string): string {
-  const version = `${marker.slice(0, marker.lastIndexOf("/"))}/${n}`;
-  return `deleted here, but the latest marker ${marker} names this version (${n}), and a version is never deleted from the datastore while its marker names it: a push by path alone would keep it there; set ${marker} to another version here, then push both (\`sluice push ${
-    shellWord(version)
-  } ${shellWord(marker)}\`), or take it back with \`sluice pull --restore-deleted\``;
+  return `deleted here, but the latest marker ${marker} names this version (${n}), and a version is never deleted from the datastore while its marker names it: a push by path alone would keep it there; set ${marker} to another version here, then push both (\`${
+    pushBothCommand(marker, n)
+  }\`), or take it back with \`sluice pull --restore-deleted\``;
 }
 
 /**
