@@ -2,8 +2,9 @@
  * Two processes sharing one cache, each with its own conflict records
  * (`ConflictSet`), each recording a conflict of the same path: the later
  * save keeps naming the copies the earlier record set aside, and never
- * names again a copy a resolution released; a clear (or settle) of a path
- * keeps a record another process saved for it since this one last read it.
+ * names again a copy a resolution released, or dropped and is still to
+ * release; a clear (or settle) of a path keeps a record another process
+ * saved for it since this one last read it.
  */
 import assert from "node:assert/strict";
 import { type ConflictRecord, ConflictSet, type LocalSide, setAsideCopies } from "./conflicts.ts";
@@ -233,6 +234,53 @@ Deno.test("a clear of a path whose record this process saved over one another pr
     await one.refresh();
     await one.clear([PATH]);
     assert.equal(await saved(dir), undefined);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a settle of a path this process saw with its copy in place keeps a record another process saved since, naming a copy it set aside", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const one = await ConflictSet.open(dir);
+    const two = await ConflictSet.open(dir);
+    // The first process records a conflict whose copy is in place.
+    await one.record([conflict({ location: PATH, hash: H("e"), size: 4 }, 1)]);
+    await two.refresh();
+    // The second's pull sets what is at the path aside (the user's merge).
+    const merge = await setAside(dir, "mine and theirs", 2);
+    await two.record([conflict(merge, 2)]);
+    // The first, its view older, finds the sides agree: its settle deletes
+    // only the record as it last read it, and the one saved since stands.
+    await one.settle([PATH]);
+    assert.deepEqual(locations(await saved(dir)), [merge.location]);
+    assert.deepEqual(locations(one.get(PATH)), [merge.location]);
+    assert.deepEqual(locations((await ConflictSet.open(dir)).get(PATH)), [merge.location]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a conflict recorded between another process's resolution of the path and its release names none of the copies that resolution releases", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const one = await ConflictSet.open(dir);
+    const two = await ConflictSet.open(dir);
+    const first = await setAside(dir, "mine", 1);
+    await one.record([conflict(first, 1)]);
+    await two.refresh(); // the second process knows of the first copy
+    // The first process resolves the path: the record cleared, its push on
+    // its way, the copy released once it is done.
+    const rec = one.get(PATH);
+    assert.ok(rec);
+    await one.clear([PATH]);
+    // Meanwhile the second, its view older, finds a new conflict of the
+    // path: its record must not name the copy the resolution dropped.
+    const next = await setAside(dir, "mine, next", 2);
+    await two.record([conflict(next, 2)]);
+    await one.release(rec);
+    assert.deepEqual(locations(await saved(dir)), [next.location]);
+    assert.deepEqual(locations(two.get(PATH)), [next.location]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
