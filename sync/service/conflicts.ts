@@ -41,6 +41,7 @@ import {
   setAsideReleased,
 } from "../transfer/cache_state.ts";
 import { strayCopy } from "./conflict_stray.ts";
+import { type ConflictFile, keptCopies, parseRecords, sameRecord } from "./conflict_file.ts";
 
 /** Why a pull sets a copy aside, as its `REASON.json` in the set-aside area says. */
 export const PULL_SET_ASIDE_REASON =
@@ -95,11 +96,6 @@ export interface ConflictRecord {
 export type Resolution = "mine" | "theirs" | "merged";
 
 const FILE = "conflicts.json";
-
-interface ConflictFile {
-  format: 1;
-  conflicts: Record<string, ConflictRecord>;
-}
 
 /**
  * The conflict records of one cache.
@@ -436,36 +432,6 @@ export class ConflictSet {
       this.#named.clear();
     });
   }
-}
-
-/** The records of the file's text `text`; throws when it is no such file. */
-function parseRecords(text: string): Map<string, ConflictRecord> {
-  const out = new Map<string, ConflictRecord>();
-  const j = JSON.parse(text) as ConflictFile;
-  if (j?.format !== 1 || typeof j.conflicts !== "object" || j.conflicts === null) {
-    throw new Error("unknown format");
-  }
-  for (const [p, r] of Object.entries(j.conflicts)) {
-    if (typeof r?.path !== "string" || r.path !== p) continue;
-    // A malformed list of earlier copies is dropped, not the record.
-    const { keptAside, ...rest } = r;
-    const kept = keptCopies(keptAside);
-    out.set(p, kept.length ? { ...rest, keptAside: kept } : rest);
-  }
-  return out;
-}
-
-/** True when two records, as read from the file, are the same (or both absent). */
-function sameRecord(a: ConflictRecord | undefined, b: ConflictRecord | undefined): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** The well-formed entries of a record's `keptAside` (none when it is not a list). */
-function keptCopies(list: unknown): LocalSide[] {
-  if (!Array.isArray(list)) return [];
-  return list.filter((c) =>
-    typeof c?.location === "string" && typeof c.hash === "string" && typeof c.size === "number"
-  );
 }
 
 /**
