@@ -362,7 +362,7 @@ export class ConflictSet {
       const over = this.#over.get(p);
       if (mine && changed) {
         if (theirs) this.#over.set(p, theirs);
-        disk.set(p, await this.#withOthers(mine, theirs));
+        disk.set(p, await this.#withOthers(mine, theirs, before.get(p)));
       } else if (mine) disk.set(p, mine);
       else if (!changed && over) {
         this.#over.delete(p); // cleared here: the other's record stands (see `clear`)
@@ -377,18 +377,24 @@ export class ConflictSet {
    * changed since this one last read it (to `theirs`, or none: resolved
    * there), also naming the copies set aside that `theirs` names, and
    * naming none that a resolution released, of either process (a copy it
-   * resolved is the user's to keep or remove, never named again).
+   * resolved is the user's to keep or remove, never named again). Nor one
+   * the record named as this process last read it (`was`) that `theirs` no
+   * longer names: only a resolution drops a copy, and its release comes
+   * after its push, so it may not be marked released yet.
    */
   async #withOthers(
     mine: ConflictRecord,
     theirs: ConflictRecord | undefined,
+    was?: ConflictRecord,
   ): Promise<ConflictRecord> {
+    const dropped = new Set(setAsideCopies(was).map((c) => c.location));
+    for (const c of setAsideCopies(theirs)) dropped.delete(c.location);
     const seen = new Set([mine.mine?.location]);
     const kept: LocalSide[] = [];
     for (const c of [...keptCopies(mine.keptAside), ...setAsideCopies(theirs)]) {
       if (seen.has(c.location)) continue;
       seen.add(c.location);
-      if (this.#released.has(c.location)) continue;
+      if (dropped.has(c.location) || this.#released.has(c.location)) continue;
       if (await setAsideReleased(this.#stateDir, c.location)) continue;
       kept.push(c);
     }
