@@ -12,6 +12,7 @@ import { PULL_SET_ASIDE_REASON, setAsideCopies } from "./conflicts.ts";
 import { resolveConflict, storeResolveDeps } from "./resolve.ts";
 import type { SyncService } from "./service.ts";
 import { setAsideIn } from "../transfer/cache_state.ts";
+import { sha256Hex } from "../hash.ts";
 
 const PATH = "notes/a.md";
 
@@ -98,3 +99,26 @@ for (const aside of [false, true]) {
     );
   }
 }
+
+Deno.test("resolve --theirs that met a conflict another process recorded anew: that record names your edit where the resolution set it aside, and a --mine of it publishes your edit", async () => {
+  const { store, cacheDir, a, three } = await recordedMeanwhile(false);
+  const edit = await sha256Hex(new TextEncoder().encode("a's edit"));
+  const r = await resolveConflict(depsOf(a), PATH, "theirs");
+  assert.equal(r.recordedMeanwhile, true);
+  assert.equal(await read(a, PATH), "three", "the datastore's copy is at the path");
+  const [moved] = r.setAside;
+  for (const svc of [a, await processOver(store, cacheDir, 3)]) {
+    const open = svc.conflicts().find((c) => c.path === PATH);
+    assert.equal(open?.theirs?.version, three);
+    assert.deepEqual(
+      open?.mine,
+      { location: moved, hash: edit, size: 8 },
+      "your edit is where the resolution set it aside, not at the path",
+    );
+    assert.ok(!setAsideCopies(open).slice(0, -1).some((c) => c.location === moved));
+  }
+  const mine = await resolveConflict(depsOf(a), PATH, "mine");
+  assert.equal(mine.resolved, true, JSON.stringify(mine));
+  assert.equal(store.peekText(PATH), "a's edit", "your edit is published, not theirs again");
+  assert.equal(await read(a, PATH), "a's edit");
+});
