@@ -21,7 +21,7 @@
  *
  * @module
  */
-import type { ConflictRecord } from "./conflicts.ts";
+import type { ConflictRecord, LocalSide } from "./conflicts.ts";
 import type { PullResult } from "./pull.ts";
 import type { SyncState } from "./state.ts";
 import { ownFileAbove, versionedTheirs } from "./resolve_reads.ts";
@@ -129,6 +129,19 @@ export async function resolveTheirs(
   // A newer record another process over the cache saved meanwhile stays
   // (see `ConflictSet.clear`): the path is in conflict still, said so.
   const meanwhile = state.conflicts.has(path);
+  // That record, found by the other process's pull, names the copy in place
+  // as yours, the copy this resolution moved aside (the first set aside):
+  // it names it where it is now, as the load names a copy so moved by a
+  // resolution that stopped (see `ConflictSet`), before the pull puts
+  // theirs at the path. Else a later --mine of it publishes what the path
+  // then holds, the datastore's copy, and releases your edit.
+  if (meanwhile && here && setAside.length > 0) {
+    await namedWhereMoved(deps, path, {
+      location: setAside[0],
+      hash: here.hash,
+      size: here.size,
+    });
+  }
   let pulled: PullResult;
   try {
     // Theirs a deletion of a file under a directory a peer replaced by a
@@ -245,6 +258,21 @@ export async function resolveTheirs(
     ...(meanwhile && !resolved ? { recordedMeanwhile: true } : {}),
     pull: pulled,
   };
+}
+
+/**
+ * The open record of `path` (another process's, kept by the clear) naming
+ * the copy in place as yours, that copy moved aside to `moved` since:
+ * names it there, durably. Nothing when the record names another copy.
+ */
+async function namedWhereMoved(
+  deps: ResolveDeps,
+  path: string,
+  moved: LocalSide,
+): Promise<void> {
+  const open = deps.state.conflicts.get(path);
+  if (open?.mine?.location !== path || deps.cache.exists(path)) return;
+  await deps.state.conflicts.record([{ ...open, mine: moved }]);
 }
 
 /**
