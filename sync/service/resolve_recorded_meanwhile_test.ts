@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { clone, processOver, put, read } from "./clone_kit.ts";
 import { PULL_SET_ASIDE_REASON, setAsideCopies } from "./conflicts.ts";
-import { resolveConflict, storeResolveDeps } from "./resolve.ts";
+import { resolveConflict, ResolveRefusedError, storeResolveDeps } from "./resolve.ts";
 import type { SyncService } from "./service.ts";
 import { setAsideIn } from "../transfer/cache_state.ts";
 import { sha256Hex } from "../hash.ts";
@@ -121,4 +121,22 @@ Deno.test("resolve --theirs that met a conflict another process recorded anew: t
   assert.equal(mine.resolved, true, JSON.stringify(mine));
   assert.equal(store.peekText(PATH), "a's edit", "your edit is published, not theirs again");
   assert.equal(await read(a, PATH), "a's edit");
+});
+
+Deno.test("resolve --mine of a record naming your copy in place where the path holds the copy a pull synced there is refused: nothing is published, the conflict stays open", async () => {
+  const { store, a, three } = await recordedMeanwhile(false);
+  const edit = await sha256Hex(new TextEncoder().encode("a's edit"));
+  const r = await resolveConflict(depsOf(a), PATH, "theirs");
+  // The record as a build without the fix above left it: your edit named
+  // at the path, which holds the datastore's copy, synced, since.
+  const open = a.conflicts().find((c) => c.path === PATH)!;
+  await a.state.conflicts.record([{ ...open, mine: { location: PATH, hash: edit, size: 8 } }]);
+  await assert.rejects(
+    () => resolveConflict(depsOf(a), PATH, "mine"),
+    (e: Error) => e instanceof ResolveRefusedError && e.code === "not_found",
+  );
+  assert.equal(store.peekText(PATH), "three");
+  assert.equal(a.conflicts().find((c) => c.path === PATH)?.theirs?.version, three);
+  const held = `${a.cache.stateDir}/${r.setAside[0].slice(".sluice/".length)}`;
+  assert.equal(await Deno.readTextFile(held), "a's edit", "your edit stays aside");
 });
