@@ -59,6 +59,7 @@ import {
   noConflict,
   noMerge,
   refuseShapeClash,
+  refuseSyncedInPlace,
   refuseUnmerged,
   ResolveRefusedError,
   rewrittenVersion,
@@ -305,6 +306,7 @@ export async function resolveConflict(
     if (resolution === "merged" && ownUpload === undefined) throw noMerge(rec);
     throw mineGone(rec, ownUpload);
   }
+  if (resolution === "mine" && above === undefined) await refuseSyncedInPlace(deps, rec);
   // Mine a deletion of a data version file whose marker here names its
   // version: the push would hold it back, the conflict gone and nothing
   // published (no --theirs left to take then). Refused first.

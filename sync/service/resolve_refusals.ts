@@ -94,6 +94,33 @@ export function mineGone(rec: ConflictRecord, ownUpload?: string): ResolveRefuse
 }
 
 /**
+ * Refuses `mine` of a record naming your copy in place while the path holds
+ * other bytes that are exactly the copy this cache synced there, with no
+ * mark of a change since: the datastore's copy a pull took (your copy moved
+ * aside on the way, a record left naming the path). Published, it would
+ * publish theirs as yours, answer resolved and release your copy; an edit
+ * made here since (marked, or differing from the synced copy) is yours,
+ * published as it is.
+ */
+export async function refuseSyncedInPlace(deps: ResolveDeps, rec: ConflictRecord): Promise<void> {
+  const mine = rec.mine;
+  if (!mine || mine.location !== rec.path) return;
+  const here = await deps.cache.hashFile(rec.path).catch(() => null);
+  const synced = deps.state.synced(rec.path);
+  if (
+    !here || here.hash === mine.hash || !synced || synced.hash !== here.hash ||
+    deps.state.dirtyPaths().includes(rec.path)
+  ) return;
+  const p = shellWord(rec.path);
+  throw new ResolveRefusedError(
+    "not_found",
+    `${rec.path} holds the copy this cache synced there (${
+      describeVersion(synced.version)
+    }), not your copy as the conflict recorded it, so there is no copy of yours at the path to publish. Nothing was changed: the conflict stays open. Run \`sluice status\` to see where your copy is (the set-aside area), put it back at ${rec.path} and run \`sluice resolve ${p} --mine\` again, or publish what is there now with \`sluice resolve ${p} --merged\`, or take theirs with \`sluice resolve ${p} --theirs\`.`,
+  );
+}
+
+/**
  * `mine` whose side here is a deletion of a data version file while the
  * `latest` marker here (`marker`) names its version (`n`): a data version
  * is never deleted from the datastore while its marker names it, so the
