@@ -336,6 +336,15 @@ export async function dropOwnStranded(
     await recordOwnNamed(ctx, path, named!);
     clear = await unnameOwn(ctx, path, now.version);
   }
+  // Named by no index at that read, the upload may be named before its
+  // delete lands all the same: a move to v2 whose catch-up carries the v1
+  // commit that wrote it (its answer lost) into the shards, and looks at it
+  // before the delete. The read after the delete takes such an entry out
+  // (`unnameDeleted`); recorded as synced at the upload's version first,
+  // durably, a cut-off between the two leaves the next push a deletion to
+  // finish, which takes out an entry naming that version (chaos seed
+  // 222700055). Not for a file here still (`attempted` is false then).
+  const recorded = !own && attempted && await recordOwnUnnamed(ctx, path, now);
   // Beside old clients' entries on a store whose versions are the bytes'
   // (ETags), an old client's rewrite of the same bytes, committed before the
   // delete, carries this upload's version and goes with it: its bytes are
@@ -350,6 +359,7 @@ export async function dropOwnStranded(
     : null;
   const bytes = held?.version === now.version ? held.body : undefined;
   if (!(await deleteOwn(ctx, path, now.version))) {
+    if (recorded) ctx.state.setSynced(path, undefined);
     if (own) {
       ctx.state.setSynced(path, undefined);
       const after = await readIndex(
@@ -387,7 +397,7 @@ export async function dropOwnStranded(
     : undefined;
   const left = await unnameDeleted(ctx, path, now.version, over, bytes);
   // Never synced here: the record goes with the upload (the push persists it).
-  if (own) ctx.state.setSynced(path, undefined);
+  if (own || recorded) ctx.state.setSynced(path, undefined);
   // The entry naming this upload was taken out first: one naming another
   // version now was committed since, by a peer (one that synced this upload
   // named it again as a dropped entry, and put its copy back over the
@@ -412,6 +422,19 @@ export async function dropOwnStranded(
  */
 async function recordOwnNamed(ctx: PushContext, path: string, named: IndexEntry): Promise<void> {
   await ctx.state.recordSynced(path, { hash: named.h, version: named.v, size: named.s });
+}
+
+/**
+ * Records `path` as synced, durably, at the version of this cache's own
+ * upload `now` that no index named at the look before its delete (see
+ * `dropOwnStranded`), with its bytes' hash; false when the store holds
+ * another version now (the delete is then refused, and nothing recorded).
+ */
+async function recordOwnUnnamed(ctx: PushContext, path: string, now: ObjectInfo) {
+  const got = await readHashed(ctx, path, now);
+  if (!got) return false;
+  await ctx.state.recordSynced(path, { hash: got.hash, version: got.version, size: got.size });
+  return true;
 }
 
 /**
