@@ -638,3 +638,24 @@ Deno.test("chaos regression: a committed edit an old client's pull rolled back, 
     '{"seed":4104,"clones":3,"absentOnError":true,"kinds":["api","api","core"],"oldClients":true,"etag":true,"reusedLocks":true,"ops":[{"id":114,"kind":"edit","clone":0,"file":2,"how":"push","dropped":true},{"id":115,"kind":"tick","n":6,"pick":64766779},{"id":116,"kind":"sync","clone":1},{"id":28,"kind":"edit","clone":2,"file":1,"how":"push"},{"id":30,"kind":"crash","clone":2,"at":"commit","queued":true},{"id":31,"kind":"delete","clone":2,"file":1,"how":"push"},{"id":35,"kind":"oldpull","clone":2,"window":0},{"id":36,"kind":"edit","clone":1,"file":2,"how":"push"},{"id":41,"kind":"delete","clone":1,"file":2,"how":"hand"}]}',
   );
 });
+
+/**
+ * I7, I8 and I33 (seed 222700055, `--torn-log-share 1 --shared-cache-share
+ * 1`, shrunk to 15 operations; deletes that check the version first): c0
+ * moved the bucket to v2, and c1's new notes/shared-2.lock committed to the
+ * v1 index after the move read it, c1 dying before the answer. c1's next
+ * push, the file replaced there by a directory of its name, read the v2
+ * index before the move's catch-up named the upload, so it deleted the
+ * upload as one no commit named; the catch-up named it and looked at it
+ * again before that delete landed, and c1 died after the delete, before
+ * its read of the index that takes such an entry out. Its next push found
+ * nothing there and no record of the version, and the index named the
+ * deleted object for good. The take-back now records the upload as synced
+ * first, so the next push finishes the deletion
+ * (`sync/service/own_create_unanswered_move_test.ts`).
+ */
+Deno.test("chaos regression: a take-back of an own create that a move to v2 named after its look, cut off after its delete, is finished by the next push (I7, I8, I33, seed 222700055)", async () => {
+  await clean(
+    '{"seed":222700055,"clones":5,"indexFirst":true,"checkedDeletes":true,"ops":[{"id":18,"kind":"adopt","clone":0,"file":2},{"id":19,"kind":"run","clone":3,"model":1,"data":1,"workMs":0,"streamed":true},{"id":20,"kind":"run","clone":1,"model":1,"data":0,"workMs":0,"streamed":true},{"id":26,"kind":"tick","n":2,"pick":353462943},{"id":27,"kind":"run","clone":4,"model":1,"data":0,"workMs":5000,"streamed":true},{"id":42,"kind":"tick","n":69,"pick":230700877},{"id":28,"kind":"migrate","clone":0},{"id":29,"kind":"sync","clone":2},{"id":31,"kind":"breakglass","model":1},{"id":32,"kind":"tick","n":16,"pick":962841585},{"id":48,"kind":"crash","clone":1,"at":"answer","queued":true},{"id":49,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":50,"kind":"crash","clone":1,"at":"commit","queued":true},{"id":51,"kind":"reshape","clone":1,"file":5,"how":"push"},{"id":47,"kind":"tick","n":49,"pick":48329926}]}',
+  );
+});
