@@ -659,3 +659,27 @@ Deno.test("chaos regression: a take-back of an own create that a move to v2 name
     '{"seed":222700055,"clones":5,"indexFirst":true,"checkedDeletes":true,"ops":[{"id":18,"kind":"adopt","clone":0,"file":2},{"id":19,"kind":"run","clone":3,"model":1,"data":1,"workMs":0,"streamed":true},{"id":20,"kind":"run","clone":1,"model":1,"data":0,"workMs":0,"streamed":true},{"id":26,"kind":"tick","n":2,"pick":353462943},{"id":27,"kind":"run","clone":4,"model":1,"data":0,"workMs":5000,"streamed":true},{"id":42,"kind":"tick","n":69,"pick":230700877},{"id":28,"kind":"migrate","clone":0},{"id":29,"kind":"sync","clone":2},{"id":31,"kind":"breakglass","model":1},{"id":32,"kind":"tick","n":16,"pick":962841585},{"id":48,"kind":"crash","clone":1,"at":"answer","queued":true},{"id":49,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":50,"kind":"crash","clone":1,"at":"commit","queued":true},{"id":51,"kind":"reshape","clone":1,"file":5,"how":"push"},{"id":47,"kind":"tick","n":49,"pick":48329926}]}',
   );
 });
+
+/**
+ * I25, the checker's (seed 223100019, `--reshape-share 1
+ * --shared-cache-share 1 --structural-share 1`, shrunk to 23 operations, and
+ * by hand to 16): c1 pushed an edit of notes/shared-2.lock that a push found
+ * in conflict with c0's version, then replaced the file by a directory and
+ * pushed it (synced here). By hand it turned that directory back into a
+ * file, deleting what it synced there, and its user's deletion (`delete`,
+ * taking the next shared file the cache holds when its own is absent)
+ * removed that file and pushed, which kept the path marked dirty, the
+ * conflict open. A mark whose write never came then found nothing there,
+ * nothing synced at the path and no conflict recording a deletion, and was
+ * taken for one; the final sync's conflict recording the deletion here
+ * (`--mine` deleting c0's file made by hand from the same directory) was
+ * blamed on it, though the same history without the mark ends with the same
+ * conflict. A mark where its user deleted what it synced at the path, or
+ * under a directory of that name, is no longer such a mark.
+ */
+Deno.test("chaos regression: a mark of a path whose user deleted the directory it synced there is that deletion's, not a write that never came (I25, seed 223100019)", async () => {
+  await clean(
+    '{"seed":223100019,"clones":2,"absentOnError":true,"oldClients":true,"etag":true,"ops":[{"id":67,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":70,"kind":"tick","n":39,"pick":842729963},{"id":71,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":72,"kind":"tick","n":32,"pick":2053024822},{"id":73,"kind":"delete","clone":0,"file":5,"how":"push"},{"id":75,"kind":"reshape","clone":1,"file":5,"how":"push"},{"id":76,"kind":"tick","n":39,"pick":1989106562},{"id":77,"kind":"sync","clone":0},{"id":78,"kind":"tick","n":33,"pick":837402280},{"id":79,"kind":"edit","clone":0,"file":5,"how":"under"},{"id":80,"kind":"tick","n":30,"pick":872756962},{"id":49,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":50,"kind":"reshape","clone":1,"file":5,"how":"hand"},{"id":51,"kind":"sync","clone":0},{"id":52,"kind":"reshape","clone":0,"file":5,"how":"hand"},{"id":12,"kind":"run","clone":0,"model":0,"data":1,"workMs":5000},{"id":13,"kind":"tick","n":26,"pick":74892400},{"id":25,"kind":"edit","clone":0,"file":4,"how":"mark"},{"id":26,"kind":"delete","clone":1,"file":4,"how":"push"},{"id":53,"kind":"unwritten","clone":1,"file":5},{"id":31,"kind":"tick","n":27,"pick":1729455383},{"id":54,"kind":"sibling","clone":1,"how":"dies","workMs":5000},{"id":55,"kind":"sync","clone":1}]}',
+    '{"seed":223100019,"clones":2,"absentOnError":true,"oldClients":true,"etag":true,"ops":[{"id":67,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":70,"kind":"tick","n":39,"pick":842729963},{"id":71,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":72,"kind":"tick","n":32,"pick":2053024822},{"id":73,"kind":"delete","clone":0,"file":5,"how":"push"},{"id":75,"kind":"reshape","clone":1,"file":5,"how":"push"},{"id":76,"kind":"tick","n":39,"pick":1989106562},{"id":77,"kind":"sync","clone":0},{"id":79,"kind":"edit","clone":0,"file":5,"how":"under"},{"id":50,"kind":"reshape","clone":1,"file":5,"how":"hand"},{"id":51,"kind":"sync","clone":0},{"id":52,"kind":"reshape","clone":0,"file":5,"how":"hand"},{"id":13,"kind":"tick","n":26,"pick":74892400},{"id":26,"kind":"delete","clone":1,"file":4,"how":"push"},{"id":53,"kind":"unwritten","clone":1,"file":5},{"id":55,"kind":"sync","clone":1}]}',
+  );
+});
