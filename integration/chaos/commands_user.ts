@@ -56,6 +56,15 @@ export function unwrittenCommand(
     // user's deletion kept as a conflict with a peer's version that named
     // the path again (`delete_skipped`), not a mark's.
     if (svc.conflicts().some((c) => c.path === path && c.mine === null)) return NOTHING_TAKEN_IN;
+    // Nor where its user deleted what it synced at the path or under a
+    // directory of that name (a reshape by hand): something was there, and a
+    // deletion there is its user's, which the mark only joins.
+    const under = `${path}/`;
+    if (
+      env.changes.edits.some((e) =>
+        e.clone === op.clone && e.hash === null && (e.path === path || e.path.startsWith(under))
+      )
+    ) return NOTHING_TAKEN_IN;
     env.stats.unwrittenMarks++;
     env.truth.unwritten.push({
       op: op.id,
