@@ -35,13 +35,14 @@ Deno.test("a pull leaves as it is a version another process over the cache marks
   const cacheDir = await Deno.makeTempDir();
   const run = await processOver(store, cacheDir, 1);
   const pulling = await processOver(store, cacheDir, 2);
-  // Just after the pull looks at what other processes marked, the run marks
+  // Just after the pull looks at what other processes marked (its second
+  // look, after the index, just before it plans), the run marks
   // its version's directory and writes its version 1 (the tool marks, then writes).
   const during = duringMarksRead(pulling, async () => {
     await run.markDirty({ relPath: dir });
     await Deno.mkdir(`${cacheDir}/${dir}/1`, { recursive: true });
     await Deno.writeTextFile(`${cacheDir}/${raw}`, "from a");
-  });
+  }, 1);
   const pulled = await pulling.pullChanged();
   assert.ok(during.ran(), "the run wrote during the pull");
   assert.equal(await read(run, raw), "from a", "the run's, left as it is");

@@ -17,14 +17,15 @@ Deno.test("--merged over the datastore's copy, where another process over the ca
   await Deno.writeTextFile(`${cacheDir}/${path}`, "mine");
   const user = await processOver(store, cacheDir, 1);
   const pulling = await processOver(store, cacheDir, 2);
-  // Just after the second process's pull looks at what the others marked,
-  // the first one's pull sets the copy aside in a conflict, and the user
-  // writes a merge at the path for it.
+  // Just after the second process's pull looks at what the others marked
+  // (its second look, after the index, just before it plans), the first
+  // one's pull sets the copy aside in a conflict, and the user writes a
+  // merge at the path for it.
   const during = duringMarksRead(pulling, async () => {
     const first = await user.pullChanged();
     assert.deepEqual(first.conflicts, [path]);
     await Deno.writeTextFile(`${cacheDir}/${path}`, "mine and theirs");
-  });
+  }, 1);
   await pulling.pullChanged();
   assert.ok(during.ran(), "the first process pulled during the second one's pull");
   // The second pull set the merge aside and took theirs into place.
