@@ -171,3 +171,31 @@ Deno.test("a new file saved in a directory the pull made for another file is kep
   assert.equal(await read(b, P), "b's new file");
   assert.deepEqual(r.conflicts, [P]);
 });
+
+Deno.test("a deletion by hand while the pull looks at a file deleted on the datastore and made again since stands, as a conflict", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const looks = onRead(store, "head", P);
+  const b = await clone(looks.store, "b");
+  await put(a, P, "v1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await Deno.remove(`${a.cacheDir}/${P}`);
+  await a.markDirty({ relPath: P });
+  await a.pushChanged();
+  // After b's pull read the index (naming no entry at P), a makes the file
+  // again and commits it; b's user then deletes b's copy, before the pull's
+  // look at the store finds a's new version there.
+  looks.arm(async () => {
+    await put(a, P, "v2, made again by a");
+    await a.pushChanged();
+    await Deno.remove(`${b.cacheDir}/${P}`);
+  });
+  await b.pullChanged();
+  assert.equal(store.peekText(P), "v2, made again by a");
+  const r = await b.pullChanged();
+  assert.equal(await read(b, P), undefined, "the deletion here is not undone by the next pull");
+  assert.deepEqual(r.fetched, []);
+  assert.deepEqual(r.conflicts, [P], "deleted here, made again there: a conflict");
+  assert.equal(b.conflicts()[0].mine, null);
+});
