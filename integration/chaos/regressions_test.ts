@@ -683,3 +683,22 @@ Deno.test("chaos regression: a mark of a path whose user deleted the directory i
     '{"seed":223100019,"clones":2,"absentOnError":true,"oldClients":true,"etag":true,"ops":[{"id":67,"kind":"edit","clone":0,"file":5,"how":"push"},{"id":70,"kind":"tick","n":39,"pick":842729963},{"id":71,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":72,"kind":"tick","n":32,"pick":2053024822},{"id":73,"kind":"delete","clone":0,"file":5,"how":"push"},{"id":75,"kind":"reshape","clone":1,"file":5,"how":"push"},{"id":76,"kind":"tick","n":39,"pick":1989106562},{"id":77,"kind":"sync","clone":0},{"id":79,"kind":"edit","clone":0,"file":5,"how":"under"},{"id":50,"kind":"reshape","clone":1,"file":5,"how":"hand"},{"id":51,"kind":"sync","clone":0},{"id":52,"kind":"reshape","clone":0,"file":5,"how":"hand"},{"id":13,"kind":"tick","n":26,"pick":74892400},{"id":26,"kind":"delete","clone":1,"file":4,"how":"push"},{"id":53,"kind":"unwritten","clone":1,"file":5},{"id":55,"kind":"sync","clone":1}]}',
   );
 });
+
+/**
+ * I6 (seed 222950135, shrunk to 13 operations; old clients, ETag versions):
+ * c3 deleted config/settings-1.yaml and committed the deletion; an old
+ * client on c3's machine then wrote the file again and wrote back the index
+ * naming it. c0's sync had read the index before that write-back (no entry
+ * there), found its copy unchanged and looked at the store before removing
+ * it; meanwhile c0's user deleted the copy by hand. The pull took the
+ * deletion for one on both sides and forgot the path's record, so the next
+ * pull fetched the old client's file as a new one: c0's deletion undone,
+ * no conflict. The pull now keeps the record where its look found the
+ * store holding another version, and the next pull meets that write as a
+ * conflict with the deletion here.
+ */
+Deno.test("chaos regression: a deletion by hand while the pull looks at a file deleted on the datastore and written again since is not undone (I6, seed 222950135)", async () => {
+  await clean(
+    '{"seed":222950135,"clones":5,"oldClients":true,"etag":true,"ops":[{"id":113,"kind":"edit","clone":4,"file":1,"how":"push","dropped":true},{"id":114,"kind":"tick","n":70,"pick":676562198},{"id":115,"kind":"sync","clone":0},{"id":89,"kind":"run","clone":2,"model":0,"data":0,"workMs":0,"same":true},{"id":2,"kind":"sync","clone":3},{"id":50,"kind":"tick","n":37,"pick":1393012808},{"id":51,"kind":"delete","clone":3,"file":0,"how":"push"},{"id":52,"kind":"tick","n":31,"pick":1494587569},{"id":41,"kind":"run","clone":4,"model":1,"data":0,"workMs":0},{"id":37,"kind":"oldpush","clone":3,"file":1},{"id":13,"kind":"latency","ms":3000},{"id":14,"kind":"sync","clone":0},{"id":15,"kind":"delete","clone":0,"file":5,"how":"during","pick":347456926}]}',
+  );
+});

@@ -39,17 +39,25 @@ export const DROPPED_REASON =
  * a pull's reads are): the index entry was dropped, not the file deleted.
  */
 export async function heldAsSynced(
-  deps: {
-    readonly store: ObjectStore;
-    readonly config: Pick<SyncConfig, "retry">;
-    readonly signal: AbortSignal;
-  },
+  deps: HeadDeps,
   path: string,
   version: string,
 ): Promise<boolean> {
+  return await versionHeld(deps, path) === version;
+}
+
+/** What {@link versionHeld} needs. */
+interface HeadDeps {
+  readonly store: ObjectStore;
+  readonly config: Pick<SyncConfig, "retry">;
+  readonly signal: AbortSignal;
+}
+
+/** The version the store holds of `path` now (one HEAD, retried as a pull's reads are); undefined for none. */
+export async function versionHeld(deps: HeadDeps, path: string): Promise<string | undefined> {
   const { store, config, signal } = deps;
   const now = await withRetry(() => store.head(path, { signal }), config.retry, signal);
-  return now?.version === version;
+  return now?.version;
 }
 
 /**

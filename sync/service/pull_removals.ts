@@ -10,7 +10,9 @@
  * datastore only by a push of its name);
  * a data version this cache's push created is kept, a conflict (its copy here
  * may be the only one). Each is removed only while it is what the pull
- * looked at: an edit saved in between is kept, a conflict.
+ * looked at: an edit saved in between is kept, a conflict; a deletion saved
+ * in between, where the store holds the path at another version (written
+ * since the index was read), keeps its record for the next pull.
  *
  * @module
  */
@@ -18,7 +20,7 @@ import pMap from "p-map";
 import { LocalChangedError } from "../transfer/file_identity.ts";
 import type { FileIdentity } from "../transfer/file_identity.ts";
 import type { ConflictRecord } from "./conflicts.ts";
-import { heldAsSynced } from "./dropped_entries.ts";
+import { versionHeld } from "./dropped_entries.ts";
 import type { PullDeps } from "./pull.ts";
 import type { localSide } from "./pull_local.ts";
 import type { PullResult } from "./pull_result.ts";
@@ -121,9 +123,15 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<string[]> {
   // A deletion removes the object first: one still here at the synced
   // version had its entry dropped, not its file deleted (one HEAD each).
   const held = new Set<string>();
+  // Those whose object is there at another version: written since the index
+  // this pull read (or an upload whose commit has not come).
+  const writtenSince = new Set<string>();
   await keeping(pMap([...gone, ...bothGone, ...changedHere.keys()], async (path) => {
     const synced = state.synced(path);
-    if (synced && await heldAsSynced(deps, path, synced.version)) held.add(path);
+    if (!synced) return;
+    const now = await versionHeld(deps, path);
+    if (now === synced.version) held.add(path);
+    else if (now !== undefined) writtenSince.add(path);
   }, { concurrency: config.concurrency, signal }));
   // Changed here, its entry dropped: no deletion to be in conflict with. The
   // change stays for the push, which writes it over the synced version as
@@ -211,7 +219,15 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<string[]> {
       if (!(err instanceof LocalChangedError)) throw err;
       // Edited (or deleted) here while the pull looked at the datastore: kept.
       const local = await r.localCopy(path).catch(() => null);
-      if (!local && !cache.exists(path)) {
+      if (!local && !cache.exists(path) && writtenSince.has(path)) {
+        // Deleted here after this pull read the index, while the store holds
+        // the path written again since (committed, maybe, after that read):
+        // taken for a deletion on both sides, its record forgotten, the next
+        // pull would fetch that write as a new file over the deletion here.
+        // The record is kept: the next pull meets the write's commit, a
+        // conflict with the deletion here, or agrees while none names it.
+        continue;
+      } else if (!local && !cache.exists(path)) {
         state.setSynced(path, undefined);
         agreed.push(path);
       } else {
