@@ -37,27 +37,9 @@ import type { PullAsides } from "./pull_aside.ts";
 import type { localSide } from "./pull_local.ts";
 import type { PullDeps } from "./pull.ts";
 
-/** True when `path` is one of `prefixes` or lies under one (every path without them). */
-export function under(path: string, prefixes: readonly string[] | undefined): boolean {
-  return !prefixes ||
-    prefixes.some((p) => path === p || path.startsWith(p.endsWith("/") ? p : `${p}/`));
-}
+import { inTheWay, under } from "./pull_paths.ts";
 
-/**
- * What in the cache is in the way of `path`: a file (or link) at a directory
- * above it, or a directory at it; undefined when the way is clear.
- */
-export function inTheWay(
-  cache: Pick<PullDeps["cache"], "exists" | "holdsDirectory">,
-  path: string,
-): string | undefined {
-  for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {
-    const above = path.slice(0, i);
-    if (!cache.exists(above)) return undefined;
-    if (!cache.holdsDirectory(above)) return above;
-  }
-  return cache.holdsDirectory(path) ? `${path}/` : undefined;
-}
+export { inTheWay, under };
 
 /**
  * For a `latest` marker changed here and on the datastore: `further` when
