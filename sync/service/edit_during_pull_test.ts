@@ -199,3 +199,35 @@ Deno.test("a deletion by hand while the pull looks at a file deleted on the data
   assert.deepEqual(r.conflicts, [P], "deleted here, made again there: a conflict");
   assert.equal(b.conflicts()[0].mine, null);
 });
+
+Deno.test("a deletion by hand before the pull's look at a file deleted on the datastore and made again since stands, as a conflict", async () => {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const Q = "notes/q.txt";
+  const fetches = onRead(store, "get", Q);
+  const b = await clone(fetches.store, "b");
+  await put(a, P, "v1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await Deno.remove(`${a.cacheDir}/${P}`);
+  await a.markDirty({ relPath: P });
+  await a.pushChanged();
+  await put(a, Q, "q1");
+  await a.pushChanged();
+  // b's pull reads the index (naming Q, no entry at P); while it fetches Q,
+  // a makes P again and commits it, and b's user deletes b's copy of P: the
+  // pull then finds it gone here, and a's new version on the store.
+  fetches.arm(async () => {
+    await put(a, P, "v2, made again by a");
+    await a.pushChanged();
+    await Deno.remove(`${b.cacheDir}/${P}`);
+  });
+  const first = await b.pullChanged();
+  assert.deepEqual(first.fetched, [Q]);
+  assert.equal(store.peekText(P), "v2, made again by a");
+  const r = await b.pullChanged();
+  assert.equal(await read(b, P), undefined, "the deletion here is not undone by the next pull");
+  assert.deepEqual(r.fetched, []);
+  assert.deepEqual(r.conflicts, [P], "deleted here, made again there: a conflict");
+  assert.equal(b.conflicts()[0].mine, null);
+});
