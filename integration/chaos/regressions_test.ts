@@ -429,3 +429,22 @@ Deno.test("chaos regression: a deletion by hand while the pull looks at a file d
     '{"seed":222950135,"clones":5,"oldClients":true,"etag":true,"ops":[{"id":113,"kind":"edit","clone":4,"file":1,"how":"push","dropped":true},{"id":114,"kind":"tick","n":70,"pick":676562198},{"id":115,"kind":"sync","clone":0},{"id":89,"kind":"run","clone":2,"model":0,"data":0,"workMs":0,"same":true},{"id":2,"kind":"sync","clone":3},{"id":50,"kind":"tick","n":37,"pick":1393012808},{"id":51,"kind":"delete","clone":3,"file":0,"how":"push"},{"id":52,"kind":"tick","n":31,"pick":1494587569},{"id":41,"kind":"run","clone":4,"model":1,"data":0,"workMs":0},{"id":37,"kind":"oldpush","clone":3,"file":1},{"id":13,"kind":"latency","ms":3000},{"id":14,"kind":"sync","clone":0},{"id":15,"kind":"delete","clone":0,"file":5,"how":"during","pick":347456926}]}',
   );
 });
+
+/**
+ * I6 (seed 222950135, shrunk again to 30 operations; old clients, ETag
+ * versions): c3 deleted config/settings-1.yaml and committed the deletion;
+ * c0's sync read the index (no entry there), and while it fetched other
+ * files an old client on c3's machine wrote the file again and wrote back
+ * the index naming it, and c0's user deleted c0's copy by hand. The pull's
+ * look at the copies then found it gone, before its look at the store
+ * found the old client's version there: taken for a deletion on both
+ * sides, its record forgotten, and the final pull fetched the old client's
+ * file as a new one, c0's deletion undone with no conflict. The pull now
+ * keeps the record there too, and the next pull meets that write as a
+ * conflict with the deletion here.
+ */
+Deno.test("chaos regression: a deletion by hand before the pull's look at a file deleted on the datastore and written again since is not undone (I6, seed 222950135)", async () => {
+  await clean(
+    '{"seed":222950135,"clones":5,"oldClients":true,"etag":true,"ops":[{"id":113,"kind":"edit","clone":4,"file":1,"how":"push","dropped":true},{"id":114,"kind":"tick","n":5,"pick":676562198},{"id":115,"kind":"sync","clone":0},{"id":70,"kind":"run","clone":2,"model":0,"data":0,"workMs":0,"same":true},{"id":71,"kind":"tick","n":42,"pick":512237437},{"id":72,"kind":"sync","clone":4},{"id":86,"kind":"run","clone":2,"model":0,"data":0,"workMs":0,"same":true},{"id":87,"kind":"tick","n":32,"pick":121260101},{"id":89,"kind":"run","clone":2,"model":0,"data":0,"workMs":0,"same":true},{"id":88,"kind":"marker","clone":4,"model":0,"data":0,"back":false,"how":"push"},{"id":91,"kind":"tick","n":41,"pick":733005119},{"id":92,"kind":"sync","clone":4,"raced":{"model":0,"data":0}},{"id":93,"kind":"tick","n":30,"pick":1325619986},{"id":1,"kind":"run","clone":0,"model":1,"data":1,"workMs":1000},{"id":2,"kind":"sync","clone":3},{"id":5,"kind":"bulk","clone":3},{"id":36,"kind":"oldpush","clone":1},{"id":46,"kind":"edit","clone":3,"file":1,"how":"push"},{"id":47,"kind":"tick","n":50,"pick":651053610},{"id":48,"kind":"sync","clone":4},{"id":50,"kind":"tick","n":37,"pick":1393012808},{"id":51,"kind":"delete","clone":3,"file":0,"how":"push"},{"id":52,"kind":"tick","n":31,"pick":1494587569},{"id":53,"kind":"sync","clone":4},{"id":6,"kind":"run","clone":1,"model":1,"data":1,"workMs":15000},{"id":42,"kind":"tick","n":24,"pick":1308848974},{"id":37,"kind":"oldpush","clone":3,"file":1},{"id":13,"kind":"latency","ms":3000},{"id":14,"kind":"sync","clone":0},{"id":15,"kind":"delete","clone":0,"file":5,"how":"during","pick":347456926}]}',
+  );
+});

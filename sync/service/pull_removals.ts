@@ -10,9 +10,10 @@
  * datastore only by a push of its name);
  * a data version this cache's push created is kept, a conflict (its copy here
  * may be the only one). Each is removed only while it is what the pull
- * looked at: an edit saved in between is kept, a conflict; a deletion saved
- * in between, where the store holds the path at another version (written
- * since the index was read), keeps its record for the next pull.
+ * looked at: an edit saved in between is kept, a conflict. A deletion here
+ * (saved before the pull's look or in between), where the store holds the
+ * path at another version (written since the index was read), keeps its
+ * record for the next pull.
  *
  * @module
  */
@@ -152,9 +153,19 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<string[]> {
   // publishes (a wiped or partly restored cache never empties the bucket);
   // a push of its name deletes the object, a marked one the next push. A
   // peer that still holds the file names it again meanwhile.
+  // Deleted here, the store holding the path at another version (written
+  // since the index this pull read, by a peer or an older client, or an
+  // upload whose commit has not come): the pull cannot tell whether the
+  // deletion here came before that write or after it. Taken for a deletion
+  // on both sides, its record forgotten, the next pull would fetch that
+  // write as a new file over the deletion here (chaos seed 222950135). The
+  // record is kept, as where the index named the write already: its commit
+  // meets the deletion here as a conflict; once the object is gone, they
+  // agree.
   const restore: string[] = [];
   for (const path of bothGone) {
     if (!held.has(path)) {
+      if (writtenSince.has(path)) continue;
       state.setSynced(path, undefined);
       agreed.push(path);
     } else if (r.marked(path)) {
@@ -225,7 +236,8 @@ export async function removeDeletedRemotely(r: RemovalDeps): Promise<string[]> {
         // taken for a deletion on both sides, its record forgotten, the next
         // pull would fetch that write as a new file over the deletion here.
         // The record is kept: the next pull meets the write's commit, a
-        // conflict with the deletion here, or agrees while none names it.
+        // conflict with the deletion here (as above, for one deleted here
+        // before the look).
         continue;
       } else if (!local && !cache.exists(path)) {
         state.setSynced(path, undefined);
