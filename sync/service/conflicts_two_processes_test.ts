@@ -47,11 +47,32 @@ async function saved(cacheDir: string): Promise<ConflictRecord | undefined> {
 const locations = (rec: ConflictRecord | undefined) =>
   setAsideCopies(rec).map((c) => c.location).sort();
 
-Deno.test("a conflict a second process over the cache records for a path the first one recorded keeps naming the first one's set-aside copy", async () => {
+/** A conflict of another path `path`, its copy `path` itself. */
+const otherPath = (path: string, hash: string, at: number): ConflictRecord => ({
+  ...conflict({ location: path, hash, size: 1 }, at),
+  path,
+});
+
+/** `rec` as a later pull records it, having found a newer version of theirs. */
+const withNewerTheirs = (rec: ConflictRecord): ConflictRecord => ({
+  ...rec,
+  theirs: { version: "v3", hash: H("e"), size: 7 },
+});
+
+/** Two processes' conflict records (`one`, `two`) over one new cache `dir`, removed after `body`. */
+async function withTwoProcesses(
+  body: (t: { dir: string; one: ConflictSet; two: ConflictSet }) => Promise<void>,
+): Promise<void> {
   const dir = await Deno.makeTempDir();
   try {
-    const one = await ConflictSet.open(dir);
-    const two = await ConflictSet.open(dir);
+    await body({ dir, one: await ConflictSet.open(dir), two: await ConflictSet.open(dir) });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("a conflict a second process over the cache records for a path the first one recorded keeps naming the first one's set-aside copy", () =>
+  withTwoProcesses(async ({ dir, one, two }) => {
     // The first process's pull sets the user's copy aside in a conflict.
     const first = await setAside(dir, "mine", 1);
     await one.record([conflict(first, 1)]);
@@ -66,18 +87,12 @@ Deno.test("a conflict a second process over the cache records for a path the fir
     await one.refresh();
     assert.deepEqual(locations(one.get(PATH)), both);
     // A save of the first process's that follows, of another path, keeps it so.
-    await one.record([{ ...conflict({ location: "x", hash: H("c"), size: 1 }, 3), path: "x" }]);
+    await one.record([otherPath("x", H("c"), 3)]);
     assert.deepEqual(locations(await saved(dir)), both);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("a conflict recorded over one another process recorded since names it too even when this process had read it before, and names no copy a resolution released", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const one = await ConflictSet.open(dir);
-    const two = await ConflictSet.open(dir);
+Deno.test("a conflict recorded over one another process recorded since names it too even when this process had read it before, and names no copy a resolution released", () =>
+  withTwoProcesses(async ({ dir, one, two }) => {
     const first = await setAside(dir, "mine", 1);
     await one.record([conflict(first, 1)]);
     await two.refresh(); // the second process knows of the first copy
@@ -104,16 +119,10 @@ Deno.test("a conflict recorded over one another process recorded since names it 
     assert.deepEqual(locations(await saved(dir)), [fourth.location]);
     assert.deepEqual(locations(two.get(PATH)), [fourth.location]);
     assert.deepEqual(locations((await ConflictSet.open(dir)).get(PATH)), [fourth.location]);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("a resolution of this process that released the copies and then met a new conflict of the path does not name them again, nor does another process's record over it", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const one = await ConflictSet.open(dir);
-    const two = await ConflictSet.open(dir);
+Deno.test("a resolution of this process that released the copies and then met a new conflict of the path does not name them again, nor does another process's record over it", () =>
+  withTwoProcesses(async ({ dir, one, two }) => {
     const first = await setAside(dir, "mine", 1);
     await one.record([conflict(first, 1)]);
     await two.refresh();
@@ -124,29 +133,23 @@ Deno.test("a resolution of this process that released the copies and then met a 
     const next = await setAside(dir, "edited meanwhile", 2);
     await one.record([conflict(next, 2)]);
     await one.release(rec);
-    await one.record([{ ...conflict({ location: "y", hash: H("d"), size: 1 }, 2), path: "y" }]);
+    await one.record([otherPath("y", H("d"), 2)]);
     assert.deepEqual(locations(await saved(dir)), [next.location]);
     // The second process, which knew the first copy, records the path too.
     const third = await setAside(dir, "mine, third", 3);
     await two.record([conflict(third, 3)]);
     assert.deepEqual(locations(await saved(dir)), [next.location, third.location].sort());
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("a clear of a path whose record another process saved anew since this one read it keeps that newer record, and the copy it set aside stays named", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const one = await ConflictSet.open(dir);
-    const two = await ConflictSet.open(dir);
+Deno.test("a clear of a path whose record another process saved anew since this one read it keeps that newer record, and the copy it set aside stays named", () =>
+  withTwoProcesses(async ({ dir, one, two }) => {
     const first = await setAside(dir, "mine", 1);
     await two.record([conflict(first, 1)]);
     await one.refresh(); // the first process reads that record, to resolve it
     // The second process's pull finds a newer version of theirs meanwhile
     // and sets aside what is at the path now.
     const newer = await setAside(dir, "edited meanwhile", 2);
-    await two.record([{ ...conflict(newer, 2), theirs: { version: "v3", hash: H("e"), size: 7 } }]);
+    await two.record([withNewerTheirs(conflict(newer, 2))]);
     // The first process clears the record it read: the newer one stands.
     await one.clear([PATH]);
     const kept = await saved(dir);
@@ -157,39 +160,27 @@ Deno.test("a clear of a path whose record another process saved anew since this 
     assert.ok(one.has(PATH), "the clearing process sees the path still in conflict");
     assert.equal(one.get(PATH)?.theirs?.version, "v3");
     assert.ok((await ConflictSet.open(dir)).has(PATH));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("a settle of a path whose record another process saved anew since this one read it keeps that newer record", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const one = await ConflictSet.open(dir);
-    const two = await ConflictSet.open(dir);
+Deno.test("a settle of a path whose record another process saved anew since this one read it keeps that newer record", () =>
+  withTwoProcesses(async ({ dir, one, two }) => {
     // A conflict with the copy in place (no copy set aside): a settle drops it.
     await two.record([conflict({ location: PATH, hash: H("a"), size: 4 }, 1)]);
     await one.refresh();
     const newer = await setAside(dir, "edited meanwhile", 2);
-    await two.record([{ ...conflict(newer, 2), theirs: { version: "v3", hash: H("e"), size: 7 } }]);
+    await two.record([withNewerTheirs(conflict(newer, 2))]);
     await one.settle([PATH]);
     assert.equal((await saved(dir))?.mine?.location, newer.location);
     assert.ok(one.has(PATH));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("a clear of a path whose record is on disk as this process last read it deletes it, other paths' changes since notwithstanding", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const one = await ConflictSet.open(dir);
-    const two = await ConflictSet.open(dir);
+Deno.test("a clear of a path whose record is on disk as this process last read it deletes it, other paths' changes since notwithstanding", () =>
+  withTwoProcesses(async ({ dir, one, two }) => {
     const first = await setAside(dir, "mine", 1);
     await two.record([conflict(first, 1)]);
     await one.refresh();
     // The second process records another path only.
-    await two.record([{ ...conflict({ location: "x", hash: H("c"), size: 1 }, 2), path: "x" }]);
+    await two.record([otherPath("x", H("c"), 2)]);
     await one.clear([PATH]);
     assert.equal(await saved(dir), undefined, "the record read is deleted");
     assert.ok(!one.has(PATH));
@@ -205,21 +196,15 @@ Deno.test("a clear of a path whose record is on disk as this process last read i
     await one.clear([PATH]);
     assert.equal(await saved(dir), undefined);
     assert.ok(!one.has(PATH));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("a clear of a path whose record this process saved over one another process saved since keeps that one, within the operation only", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const one = await ConflictSet.open(dir);
-    const two = await ConflictSet.open(dir);
+Deno.test("a clear of a path whose record this process saved over one another process saved since keeps that one, within the operation only", () =>
+  withTwoProcesses(async ({ dir, one, two }) => {
     const first = await setAside(dir, "mine", 1);
     await two.record([conflict(first, 1)]);
     await one.refresh(); // a resolution begins, and reads that record
     const newer = await setAside(dir, "edited meanwhile", 2);
-    await two.record([{ ...conflict(newer, 2), theirs: { version: "v3", hash: H("e"), size: 7 } }]);
+    await two.record([withNewerTheirs(conflict(newer, 2))]);
     // The resolution saves its record of the path (its copy moved), then clears it.
     const moved = await setAside(dir, "mine, moved", 3);
     await one.record([conflict(moved, 3)]);
@@ -234,16 +219,10 @@ Deno.test("a clear of a path whose record this process saved over one another pr
     await one.refresh();
     await one.clear([PATH]);
     assert.equal(await saved(dir), undefined);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("a settle of a path this process saw with its copy in place keeps a record another process saved since, naming a copy it set aside", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const one = await ConflictSet.open(dir);
-    const two = await ConflictSet.open(dir);
+Deno.test("a settle of a path this process saw with its copy in place keeps a record another process saved since, naming a copy it set aside", () =>
+  withTwoProcesses(async ({ dir, one, two }) => {
     // The first process records a conflict whose copy is in place.
     await one.record([conflict({ location: PATH, hash: H("e"), size: 4 }, 1)]);
     await two.refresh();
@@ -256,16 +235,10 @@ Deno.test("a settle of a path this process saw with its copy in place keeps a re
     assert.deepEqual(locations(await saved(dir)), [merge.location]);
     assert.deepEqual(locations(one.get(PATH)), [merge.location]);
     assert.deepEqual(locations((await ConflictSet.open(dir)).get(PATH)), [merge.location]);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("a conflict recorded between another process's resolution of the path and its release names none of the copies that resolution releases", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const one = await ConflictSet.open(dir);
-    const two = await ConflictSet.open(dir);
+Deno.test("a conflict recorded between another process's resolution of the path and its release names none of the copies that resolution releases", () =>
+  withTwoProcesses(async ({ dir, one, two }) => {
     const first = await setAside(dir, "mine", 1);
     await one.record([conflict(first, 1)]);
     await two.refresh(); // the second process knows of the first copy
@@ -281,7 +254,4 @@ Deno.test("a conflict recorded between another process's resolution of the path 
     await one.release(rec);
     assert.deepEqual(locations(await saved(dir)), [next.location]);
     assert.deepEqual(locations(two.get(PATH)), [next.location]);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
