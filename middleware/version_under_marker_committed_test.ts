@@ -26,6 +26,7 @@ import { putVersion } from "./marker_stranded_kit.ts";
 
 const DATA = "data/shell/cmd/m0/out";
 const MARKER = `${DATA}/latest`;
+type Client = Awaited<ReturnType<typeof clone>>;
 const FILES = (n: string) => [`${DATA}/${n}/metadata.yaml`, `${DATA}/${n}/raw`];
 
 /** The store's `latest` marker names a version whose files the store holds. */
@@ -76,7 +77,7 @@ async function bothDeleted(
 }
 
 /** The way out the reason names: the marker removed here too (no version left), then pushed. */
-async function markerRemovedToo(store: InMemoryStore, a: Awaited<ReturnType<typeof clone>>) {
+async function markerRemovedToo(store: InMemoryStore, a: Client) {
   await Deno.remove(`${a.cacheDir}/${MARKER}`);
   await a.markDirty({ relPath: MARKER });
   const r = await a.pushChanged();
@@ -84,6 +85,25 @@ async function markerRemovedToo(store: InMemoryStore, a: Awaited<ReturnType<type
   assert.equal(store.peek(MARKER), undefined);
   assert.equal(store.peek(`${DATA}/1/raw`), undefined);
   await assertIndexCurrent(store, { held: true });
+}
+
+/** Version 1 and its marker published by a new clone `a`, then version 1 deleted here. */
+async function version1DeletedHere(options?: Parameters<typeof clone>[3]) {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a", undefined, options);
+  await putVersion(a, "1", { data: DATA });
+  await a.pushChanged();
+  await Deno.remove(`${a.cacheDir}/${DATA}/1`, { recursive: true });
+  await a.markDirty({ relPaths: FILES("1") });
+  return { store, a };
+}
+
+/** The push `r` held the marker here and version 1's deletion: the committed marker still names 1. */
+function assertVersion1Held(store: InMemoryStore, r: Awaited<ReturnType<Client["pushChanged"]>>) {
+  assert.ok(r.skipped.some((s) => s.path === MARKER), "the marker is held");
+  assertMarkerFollowable(store);
+  assert.ok(r.skipped.some((s) => s.path === `${DATA}/1/raw` && s.keepDirty));
+  assert.equal(store.peekText(MARKER), "1");
 }
 
 Deno.test("a push deleting the committed marker's version and taking back the version its marker's upload names holds the first deletion (the commit's answer lost)", async () => {
@@ -102,27 +122,14 @@ Deno.test("a push deleting the committed marker's version and taking back the ve
 });
 
 Deno.test("a push deleting the committed marker's version while the marker here names a version nowhere holds that deletion", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  await putVersion(a, "1", { data: DATA });
-  await a.pushChanged();
-  await Deno.remove(`${a.cacheDir}/${DATA}/1`, { recursive: true });
-  await a.markDirty({ relPaths: FILES("1") });
+  const { store, a } = await version1DeletedHere();
   await put(a, MARKER, "7");
   const r = await a.pushChanged();
-  assert.ok(r.skipped.some((s) => s.path === MARKER), "the marker is held");
-  assertMarkerFollowable(store);
-  assert.ok(r.skipped.some((s) => s.path === `${DATA}/1/raw` && s.keepDirty));
-  assert.equal(store.peekText(MARKER), "1");
+  assertVersion1Held(store, r);
 });
 
 Deno.test("a push deleting the committed marker's version with the marker moved to a version it publishes deletes it", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  await putVersion(a, "1", { data: DATA });
-  await a.pushChanged();
-  await Deno.remove(`${a.cacheDir}/${DATA}/1`, { recursive: true });
-  await a.markDirty({ relPaths: FILES("1") });
+  const { store, a } = await version1DeletedHere();
   await putVersion(a, "2", { data: DATA });
   const r = await a.pushChanged();
   assert.deepEqual(r.deleted.sort(), FILES("1"));
@@ -132,29 +139,16 @@ Deno.test("a push deleting the committed marker's version with the marker moved 
 });
 
 Deno.test("a push deleting the committed marker's version with the marker moved to a version still being written holds that deletion", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a", undefined, { unfinishedVersions: "hold" });
-  await putVersion(a, "1", { data: DATA });
-  await a.pushChanged();
-  await Deno.remove(`${a.cacheDir}/${DATA}/1`, { recursive: true });
-  await a.markDirty({ relPaths: FILES("1") });
+  const { store, a } = await version1DeletedHere({ unfinishedVersions: "hold" });
   // Version 2's raw, its metadata.yaml not written yet: held back, and the marker with it.
   await put(a, `${DATA}/2/raw`, "a's raw 2");
   await put(a, MARKER, "2");
   const r = await a.pushChanged();
-  assert.ok(r.skipped.some((s) => s.path === MARKER), "the marker is held");
-  assertMarkerFollowable(store);
-  assert.ok(r.skipped.some((s) => s.path === `${DATA}/1/raw` && s.keepDirty));
-  assert.equal(store.peekText(MARKER), "1");
+  assertVersion1Held(store, r);
 });
 
 Deno.test("a push deleting the committed marker's version holds that deletion when the version the marker here names is held back by another writer's upload in the way", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  await putVersion(a, "1", { data: DATA });
-  await a.pushChanged();
-  await Deno.remove(`${a.cacheDir}/${DATA}/1`, { recursive: true });
-  await a.markDirty({ relPaths: FILES("1") });
+  const { store, a } = await version1DeletedHere();
   await store.put(`${DATA}/2/raw`, new TextEncoder().encode("theirs"), PutModes.create, {
     metadata: { [WRITER_METADATA]: "another-writer" },
   });
