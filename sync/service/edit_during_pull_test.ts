@@ -40,6 +40,43 @@ function onRead(
   return { store: proxied, arm: (h) => void (hook = h) };
 }
 
+/** Clones `a` and `b` over one new store, `b`'s store running a hook `arm` set before its next read or look at `key`. */
+async function hookedPair(method: "get" | "head", key: string) {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const hooked = onRead(store, method, key);
+  const b = await clone(hooked.store, "b");
+  return { store, a, b, arm: hooked.arm };
+}
+
+type Client = Awaited<ReturnType<typeof clone>>;
+
+/** P pushed by `a` and pulled by `b`, then deleted by `a` and that pushed. */
+async function pulledThenDeletedThere(a: Client, b: Client) {
+  await put(a, P, "v1");
+  await a.pushChanged();
+  await b.pullChanged();
+  await Deno.remove(`${a.cacheDir}/${P}`);
+  await a.markDirty({ relPath: P });
+  await a.pushChanged();
+}
+
+/** `a` makes P again and commits it; `b`'s user then deletes `b`'s copy. */
+async function madeAgainThereDeletedHere(a: Client, b: Client) {
+  await put(a, P, "v2, made again by a");
+  await a.pushChanged();
+  await Deno.remove(`${b.cacheDir}/${P}`);
+}
+
+/** `b`'s next pull leaves its deletion of P standing, as a conflict. */
+async function assertDeletionStands(b: Client) {
+  const r = await b.pullChanged();
+  assert.equal(await read(b, P), undefined, "the deletion here is not undone by the next pull");
+  assert.deepEqual(r.fetched, []);
+  assert.deepEqual(r.conflicts, [P], "deleted here, made again there: a conflict");
+  assert.equal(b.conflicts()[0].mine, null);
+}
+
 for (const large of [false, true]) {
   Deno.test(`an edit saved while the pull downloads the file${large ? " (streamed)" : ""} is kept, as a conflict`, async () => {
     const store = new InMemoryStore();
@@ -74,16 +111,13 @@ for (const large of [false, true]) {
 }
 
 Deno.test("a deletion by hand while the pull downloads the file stands, as a conflict", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const reads = onRead(store, "get", P);
-  const b = await clone(reads.store, "b");
+  const { a, b, arm: reads } = await hookedPair("get", P);
   await put(a, P, "v1");
   await a.pushChanged();
   await b.pullChanged();
   await put(a, P, "v2 from a");
   await a.pushChanged();
-  reads.arm(() => Deno.remove(`${b.cacheDir}/${P}`));
+  reads(() => Deno.remove(`${b.cacheDir}/${P}`));
   const r = await b.pullChanged();
   assert.equal(await read(b, P), undefined, "not brought back");
   assert.deepEqual(r.conflicts, [P]);
@@ -91,14 +125,11 @@ Deno.test("a deletion by hand while the pull downloads the file stands, as a con
 });
 
 Deno.test("a new file saved at a path the pull is fetching for the first time is kept, as a conflict", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const reads = onRead(store, "get", P);
-  const b = await clone(reads.store, "b");
+  const { store, a, b, arm: reads } = await hookedPair("get", P);
   await put(a, "notes/other.txt", "o");
   await put(a, P, "a's");
   await a.pushChanged();
-  reads.arm(async () => {
+  reads(async () => {
     await Deno.mkdir(`${b.cacheDir}/notes`, { recursive: true });
     await Deno.writeTextFile(`${b.cacheDir}/${P}`, "b's new file");
   });
@@ -114,17 +145,9 @@ Deno.test("a new file saved at a path the pull is fetching for the first time is
 });
 
 Deno.test("an edit saved while the pull looks at a file deleted on the datastore is kept, as a conflict", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const looks = onRead(store, "head", P);
-  const b = await clone(looks.store, "b");
-  await put(a, P, "v1");
-  await a.pushChanged();
-  await b.pullChanged();
-  await Deno.remove(`${a.cacheDir}/${P}`);
-  await a.markDirty({ relPath: P });
-  await a.pushChanged();
-  looks.arm(() => Deno.writeTextFile(`${b.cacheDir}/${P}`, "b's edit, not pushed"));
+  const { a, b, arm: looks } = await hookedPair("head", P);
+  await pulledThenDeletedThere(a, b);
+  looks(() => Deno.writeTextFile(`${b.cacheDir}/${P}`, "b's edit, not pushed"));
   const r = await b.pullChanged();
   assert.equal(await read(b, P), "b's edit, not pushed", "not removed");
   assert.deepEqual(r.removed, []);
@@ -152,15 +175,12 @@ Deno.test("a directory emptied by a pull's removal is removed too, so that a fil
 });
 
 Deno.test("a new file saved in a directory the pull made for another file is kept, as a conflict", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const reads = onRead(store, "get", P);
-  const b = await clone(reads.store, "b");
+  const { a, b, arm: reads } = await hookedPair("get", P);
   await put(a, "notes/a-first.txt", "o");
   await put(a, P, "a's");
   await a.pushChanged();
   // notes/ is made by the pull for the first file; the user saves n.txt there before its write.
-  reads.arm(async () => {
+  reads(async () => {
     await waitFor(async () => await read(b, "notes/a-first.txt") !== undefined, {
       clock: new FakeClock(),
     });
@@ -173,61 +193,29 @@ Deno.test("a new file saved in a directory the pull made for another file is kep
 });
 
 Deno.test("a deletion by hand while the pull looks at a file deleted on the datastore and made again since stands, as a conflict", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  const looks = onRead(store, "head", P);
-  const b = await clone(looks.store, "b");
-  await put(a, P, "v1");
-  await a.pushChanged();
-  await b.pullChanged();
-  await Deno.remove(`${a.cacheDir}/${P}`);
-  await a.markDirty({ relPath: P });
-  await a.pushChanged();
+  const { store, a, b, arm: looks } = await hookedPair("head", P);
+  await pulledThenDeletedThere(a, b);
   // After b's pull read the index (naming no entry at P), a makes the file
   // again and commits it; b's user then deletes b's copy, before the pull's
   // look at the store finds a's new version there.
-  looks.arm(async () => {
-    await put(a, P, "v2, made again by a");
-    await a.pushChanged();
-    await Deno.remove(`${b.cacheDir}/${P}`);
-  });
+  looks(() => madeAgainThereDeletedHere(a, b));
   await b.pullChanged();
   assert.equal(store.peekText(P), "v2, made again by a");
-  const r = await b.pullChanged();
-  assert.equal(await read(b, P), undefined, "the deletion here is not undone by the next pull");
-  assert.deepEqual(r.fetched, []);
-  assert.deepEqual(r.conflicts, [P], "deleted here, made again there: a conflict");
-  assert.equal(b.conflicts()[0].mine, null);
+  await assertDeletionStands(b);
 });
 
 Deno.test("a deletion by hand before the pull's look at a file deleted on the datastore and made again since stands, as a conflict", async () => {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
   const Q = "notes/q.txt";
-  const fetches = onRead(store, "get", Q);
-  const b = await clone(fetches.store, "b");
-  await put(a, P, "v1");
-  await a.pushChanged();
-  await b.pullChanged();
-  await Deno.remove(`${a.cacheDir}/${P}`);
-  await a.markDirty({ relPath: P });
-  await a.pushChanged();
+  const { store, a, b, arm: fetches } = await hookedPair("get", Q);
+  await pulledThenDeletedThere(a, b);
   await put(a, Q, "q1");
   await a.pushChanged();
   // b's pull reads the index (naming Q, no entry at P); while it fetches Q,
   // a makes P again and commits it, and b's user deletes b's copy of P: the
   // pull then finds it gone here, and a's new version on the store.
-  fetches.arm(async () => {
-    await put(a, P, "v2, made again by a");
-    await a.pushChanged();
-    await Deno.remove(`${b.cacheDir}/${P}`);
-  });
+  fetches(() => madeAgainThereDeletedHere(a, b));
   const first = await b.pullChanged();
   assert.deepEqual(first.fetched, [Q]);
   assert.equal(store.peekText(P), "v2, made again by a");
-  const r = await b.pullChanged();
-  assert.equal(await read(b, P), undefined, "the deletion here is not undone by the next pull");
-  assert.deepEqual(r.fetched, []);
-  assert.deepEqual(r.conflicts, [P], "deleted here, made again there: a conflict");
-  assert.equal(b.conflicts()[0].mine, null);
+  await assertDeletionStands(b);
 });
