@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { createSluice } from "../../sluice.ts";
 import { InMemoryStore, peerPull, peerPush, peerReadIndex } from "../../packages/testing/mod.ts";
 import type { SyncService } from "./service.ts";
+import type { WarningEvent } from "../events.ts";
 import { updateManagedLockfile } from "../locks/lockfile_txn.ts";
 
 export const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -126,4 +127,25 @@ export async function assertGoneEverywhere(
   const fresh = await b.pullChanged();
   assert.deepEqual(fresh.uncommitted, []);
   await assert.rejects(Deno.lstat(`${b.cacheDir}/${path}`), Deno.errors.NotFound);
+}
+
+/**
+ * `path`, synced by `a`, deleted here by hand and not marked, then a pull:
+ * it removes nothing, keeps the record at the synced version, marks nothing
+ * and warns `index_entry_dropped` once. Returns that pull, its warnings and
+ * the version synced.
+ */
+export async function pullAfterUnmarkedDeletion(a: SyncService, path: string) {
+  const version = a.state.synced(path)?.version;
+  await Deno.remove(`${a.cacheDir}/${path}`);
+  const warnings: WarningEvent[] = [];
+  a.events.on("warning", (w) => warnings.push(w));
+  const pulled = await a.pullChanged();
+  assert.deepEqual(pulled.removed, []);
+  assert.deepEqual(pulled.dropped, []);
+  assert.deepEqual(pulled.droppedHere, [path]);
+  assert.equal(a.state.synced(path)?.version, version, "the record kept at the synced version");
+  assert.deepEqual(a.state.dirtyPaths(), [], "the deletion not marked");
+  assert.deepEqual(warnings.map((w) => w.code), ["index_entry_dropped"]);
+  return { pulled, warnings, version };
 }

@@ -13,6 +13,7 @@ import {
   lockfileEntryDropped,
   lost,
   oldPullMeetsGone,
+  pullAfterUnmarkedDeletion,
   THEIRS,
 } from "./dropped_entries_kit.ts";
 
@@ -332,17 +333,7 @@ Deno.test("a file deleted here whose index entry another client dropped: the pul
   await t.step("the deletion not marked", async () => {
     const { store, a, path } = await lost("dropped");
     assert.equal((await peerReadIndex(store))[path], undefined, "the entry dropped");
-    const version = a.state.synced(path)?.version;
-    await Deno.remove(`${a.cacheDir}/${path}`);
-    const warnings: WarningEvent[] = [];
-    a.events.on("warning", (w) => warnings.push(w));
-    const pulled = await a.pullChanged();
-    assert.deepEqual(pulled.removed, []);
-    assert.deepEqual(pulled.dropped, []);
-    assert.deepEqual(pulled.droppedHere, [path]);
-    assert.equal(a.state.synced(path)?.version, version, "the record kept at the synced version");
-    assert.deepEqual(a.state.dirtyPaths(), [], "the deletion not marked");
-    assert.deepEqual(warnings.map((w) => w.code), ["index_entry_dropped"]);
+    const { warnings, version } = await pullAfterUnmarkedDeletion(a, path);
     assert.equal(warnings[0].path, path);
     assert.match(warnings[0].message, /did not delete it/);
     assert.match(warnings[0].message, /deleted here/);

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { peerReadIndex } from "../../packages/testing/mod.ts";
-import type { WarningEvent } from "../events.ts";
-import { clone, lost } from "./dropped_entries_kit.ts";
+import { clone, lost, pullAfterUnmarkedDeletion } from "./dropped_entries_kit.ts";
 
 /**
  * Clone `a`'s committed edit of `config/app.yaml`, rolled back in the index
@@ -18,22 +17,12 @@ import { clone, lost } from "./dropped_entries_kit.ts";
  */
 Deno.test("a file deleted here, unmarked, whose entry another client rolled back to an older version: the pull keeps its record and warns", async () => {
   const { store, a, path } = await lost("rolled back");
-  const version = a.state.synced(path)?.version;
   assert.notEqual(
     (await peerReadIndex(store))[path]?.size,
     undefined,
     "named at the older version",
   );
-  await Deno.remove(`${a.cacheDir}/${path}`);
-  const warnings: WarningEvent[] = [];
-  a.events.on("warning", (w) => warnings.push(w));
-  const pulled = await a.pullChanged();
-  assert.deepEqual(pulled.removed, []);
-  assert.deepEqual(pulled.dropped, []);
-  assert.deepEqual(pulled.droppedHere, [path]);
-  assert.equal(a.state.synced(path)?.version, version, "the record kept at the synced version");
-  assert.deepEqual(a.state.dirtyPaths(), [], "the deletion not marked");
-  assert.deepEqual(warnings.map((w) => w.code), ["index_entry_dropped"]);
+  const { warnings } = await pullAfterUnmarkedDeletion(a, path);
   assert.match(warnings[0].message, /`sluice push config\/app\.yaml`/);
   assert.deepEqual((await a.pushChanged()).deleted, [], "a push of everything pending");
   assert.equal(store.peekText(path), "two\n", "the object kept");
