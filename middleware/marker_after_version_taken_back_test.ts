@@ -14,19 +14,18 @@
  */
 import assert from "node:assert/strict";
 import { UnreachableError } from "../sync/errors.ts";
-import {
-  assertIndexCurrent,
-  clone,
-  isIndexKey,
-  put,
-  read,
-  v2Store,
-} from "../sync/service/clone_kit.ts";
+import { assertIndexCurrent, clone, put, read, v2Store } from "../sync/service/clone_kit.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
 import { putVersion } from "./marker_stranded_kit.ts";
-
-const DATA = "data/shell/cmd/m0/out";
-const MARKER = `${DATA}/latest`;
+import {
+  ANSWER_LOST,
+  type Cut,
+  DATA,
+  deletedHere,
+  MARKER,
+  pushCutOff,
+  SHARD_CUT,
+} from "./marker_taken_back_kit.ts";
 
 /**
  * The steps above, the committed marker holding `committed`; returns the
@@ -46,8 +45,7 @@ async function heldOverOwnUpload(committed: string) {
   await assert.rejects(a.pushChanged(), /could not be reached/);
   assert.equal(store.peekText(MARKER), "2", "the marker's upload stands");
   // Version 2 deleted here and pushed; the commit's look at the marker fails.
-  await Deno.remove(`${a.cacheDir}/${DATA}/2`, { recursive: true });
-  await a.markDirty({ relPaths: [`${DATA}/2/metadata.yaml`, `${DATA}/2/raw`] });
+  await deletedHere(a, "2");
   store.failNext("head", 1, () => new UnreachableError("flaky"), {
     afterEffect: true,
     match: (k) => k === MARKER,
@@ -99,18 +97,15 @@ Deno.test("a committed marker whose bytes cannot be recovered here, not put back
 async function deletePushAfter(
   store: InMemoryStore,
   first: boolean,
-  cut: { afterEffect: boolean; match: (key: string) => boolean },
+  cut: Cut,
 ) {
   const a = await clone(store, "a");
   if (first) {
     await putVersion(a, "1", { data: DATA });
     await a.pushChanged();
   }
-  await putVersion(a, "2", { data: DATA });
-  store.failNext("put", 1, () => new UnreachableError("cut off"), cut);
-  await assert.rejects(a.pushChanged(), /could not be reached/);
-  await Deno.remove(`${a.cacheDir}/${DATA}/2`, { recursive: true });
-  await a.markDirty({ relPaths: [`${DATA}/2/metadata.yaml`, `${DATA}/2/raw`] });
+  await pushCutOff(store, a, "2", cut);
+  await deletedHere(a, "2");
   const r = await a.pushChanged();
   assert.deepEqual(
     r.strandedChecks.map((c) => c.outcome),
@@ -130,10 +125,7 @@ async function deletePushAfter(
 
 Deno.test("a delete push taking back the version its marker's upload names puts the committed marker back (the marker's shard cut off)", async () => {
   const store = await v2Store();
-  const { fresh } = await deletePushAfter(store, true, {
-    afterEffect: false,
-    match: (k) => k === "_index/data--shell--cmd.json",
-  });
+  const { fresh } = await deletePushAfter(store, true, SHARD_CUT);
   assert.equal(store.peekText(MARKER), "1");
   assert.equal(await read(fresh, MARKER), "1");
   assert.equal(await read(fresh, `${DATA}/1/raw`), "a's raw 1");
@@ -141,7 +133,7 @@ Deno.test("a delete push taking back the version its marker's upload names puts 
 
 Deno.test("a delete push taking back the version its committed marker names puts the marker before it back (the commit's answer lost)", async () => {
   const store = new InMemoryStore();
-  const { a, fresh } = await deletePushAfter(store, true, { afterEffect: true, match: isIndexKey });
+  const { a, fresh } = await deletePushAfter(store, true, ANSWER_LOST);
   assert.equal(store.peekText(MARKER), "1");
   assert.equal(await read(fresh, MARKER), "1");
   // The next push holds it still, and writes nothing.
@@ -152,7 +144,7 @@ Deno.test("a delete push taking back the version its committed marker names puts
 
 Deno.test("a delete push taking back the only version a first marker names takes the marker back too", async () => {
   const store = new InMemoryStore();
-  const { fresh } = await deletePushAfter(store, false, { afterEffect: true, match: isIndexKey });
+  const { fresh } = await deletePushAfter(store, false, ANSWER_LOST);
   assert.equal(store.peek(MARKER), undefined, "no marker is left naming nothing");
   assert.equal(await read(fresh, MARKER), undefined);
 });
@@ -160,14 +152,8 @@ Deno.test("a delete push taking back the only version a first marker names takes
 Deno.test("a first marker naming only a version taken back, whose take-back's look failed, is taken back by the next push", async () => {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
-  await putVersion(a, "2", { data: DATA });
-  store.failNext("put", 1, () => new UnreachableError("cut off"), {
-    afterEffect: true,
-    match: isIndexKey,
-  });
-  await assert.rejects(a.pushChanged(), /could not be reached/);
-  await Deno.remove(`${a.cacheDir}/${DATA}/2`, { recursive: true });
-  await a.markDirty({ relPaths: [`${DATA}/2/metadata.yaml`, `${DATA}/2/raw`] });
+  await pushCutOff(store, a, "2", ANSWER_LOST);
+  await deletedHere(a, "2");
   // The delete push's look at the marker's upload fails: it stands.
   store.failNext("get", 1, () => new UnreachableError("flaky"), { match: (k) => k === MARKER });
   const r = await a.pushChanged();

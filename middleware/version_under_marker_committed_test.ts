@@ -10,24 +10,23 @@
  * marker naming a version the datastore no longer holds.
  */
 import assert from "node:assert/strict";
-import { UnreachableError } from "../sync/errors.ts";
-import {
-  assertIndexCurrent,
-  clone,
-  isIndexKey,
-  put,
-  read,
-  v2Store,
-} from "../sync/service/clone_kit.ts";
+import { assertIndexCurrent, clone, put, read, v2Store } from "../sync/service/clone_kit.ts";
 import { InMemoryStore } from "../packages/testing/mod.ts";
 import { PutModes } from "../sync/ports.ts";
 import { WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import { putVersion } from "./marker_stranded_kit.ts";
+import {
+  ANSWER_LOST,
+  type Cut,
+  DATA,
+  deletedHere,
+  FILES,
+  MARKER,
+  pushCutOff,
+  SHARD_CUT,
+} from "./marker_taken_back_kit.ts";
 
-const DATA = "data/shell/cmd/m0/out";
-const MARKER = `${DATA}/latest`;
 type Client = Awaited<ReturnType<typeof clone>>;
-const FILES = (n: string) => [`${DATA}/${n}/metadata.yaml`, `${DATA}/${n}/raw`];
 
 /** The store's `latest` marker names a version whose files the store holds. */
 function assertMarkerFollowable(store: InMemoryStore) {
@@ -43,20 +42,12 @@ function assertMarkerFollowable(store: InMemoryStore) {
  * it pushed, `cut` failing that push; then versions 1 and 2 deleted here
  * and pushed at once, the marker here still naming 2.
  */
-async function bothDeleted(
-  store: InMemoryStore,
-  cut: { afterEffect: boolean; match: (key: string) => boolean },
-) {
+async function bothDeleted(store: InMemoryStore, cut: Cut) {
   const a = await clone(store, "a");
   await putVersion(a, "1", { data: DATA });
   await a.pushChanged();
-  await putVersion(a, "2", { data: DATA });
-  store.failNext("put", 1, () => new UnreachableError("cut off"), cut);
-  await assert.rejects(a.pushChanged(), /could not be reached/);
-  for (const n of ["1", "2"]) {
-    await Deno.remove(`${a.cacheDir}/${DATA}/${n}`, { recursive: true });
-  }
-  await a.markDirty({ relPaths: [...FILES("1"), ...FILES("2")] });
+  await pushCutOff(store, a, "2", cut);
+  await deletedHere(a, "1", "2");
   const r = await a.pushChanged();
   assert.equal(store.peek(`${DATA}/2/raw`), undefined, "version 2 is taken back");
   assert.ok(r.skipped.some((s) => s.path === MARKER), "the marker is held");
@@ -93,8 +84,7 @@ async function version1DeletedHere(options?: Parameters<typeof clone>[3]) {
   const a = await clone(store, "a", undefined, options);
   await putVersion(a, "1", { data: DATA });
   await a.pushChanged();
-  await Deno.remove(`${a.cacheDir}/${DATA}/1`, { recursive: true });
-  await a.markDirty({ relPaths: FILES("1") });
+  await deletedHere(a, "1");
   return { store, a };
 }
 
@@ -108,16 +98,13 @@ function assertVersion1Held(store: InMemoryStore, r: Awaited<ReturnType<Client["
 
 Deno.test("a push deleting the committed marker's version and taking back the version its marker's upload names holds the first deletion (the commit's answer lost)", async () => {
   const store = new InMemoryStore();
-  const a = await bothDeleted(store, { afterEffect: true, match: isIndexKey });
+  const a = await bothDeleted(store, ANSWER_LOST);
   await markerRemovedToo(store, a);
 });
 
 Deno.test("a push deleting the committed marker's version and taking back the version its marker's upload names holds the first deletion (the marker's shard cut off)", async () => {
   const store = await v2Store();
-  const a = await bothDeleted(store, {
-    afterEffect: false,
-    match: (k) => k === "_index/data--shell--cmd.json",
-  });
+  const a = await bothDeleted(store, SHARD_CUT);
   await markerRemovedToo(store, a);
 });
 
