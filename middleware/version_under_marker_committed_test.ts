@@ -27,6 +27,7 @@ import {
 } from "./marker_taken_back_kit.ts";
 
 type Client = Awaited<ReturnType<typeof clone>>;
+type PushResult = Awaited<ReturnType<Client["pushChanged"]>>;
 
 /** The store's `latest` marker names a version whose files the store holds. */
 function assertMarkerFollowable(store: InMemoryStore) {
@@ -34,6 +35,17 @@ function assertMarkerFollowable(store: InMemoryStore) {
   if (named === undefined) return;
   for (const f of FILES(named)) {
     assert.ok(store.peek(f), `the datastore's marker names ${named}, and ${f} is gone`);
+  }
+}
+
+/** The push `r` held the marker here and each of version 1's files' deletions, for the datastore's marker. */
+function assertVersion1DeletionHeld(store: InMemoryStore, r: PushResult) {
+  assert.ok(r.skipped.some((s) => s.path === MARKER), "the marker is held");
+  assertMarkerFollowable(store);
+  for (const f of FILES("1")) {
+    const held = r.skipped.find((s) => s.path === f);
+    assert.ok(held?.keepDirty, `${f}: its deletion is held`);
+    assert.match(held.reason, /datastore's latest marker/);
   }
 }
 
@@ -50,14 +62,8 @@ async function bothDeleted(store: InMemoryStore, cut: Cut) {
   await deletedHere(a, "1", "2");
   const r = await a.pushChanged();
   assert.equal(store.peek(`${DATA}/2/raw`), undefined, "version 2 is taken back");
-  assert.ok(r.skipped.some((s) => s.path === MARKER), "the marker is held");
-  assertMarkerFollowable(store);
-  for (const f of FILES("1")) {
-    const held = r.skipped.find((s) => s.path === f);
-    assert.ok(held?.keepDirty, `${f}: its deletion is held`);
-    assert.match(held.reason, /datastore's latest marker/);
-    assert.ok(a.state.dirtyPaths().includes(f), `${f} stays dirty`);
-  }
+  assertVersion1DeletionHeld(store, r);
+  for (const f of FILES("1")) assert.ok(a.state.dirtyPaths().includes(f), `${f} stays dirty`);
   assert.equal(store.peekText(MARKER), "1", "the committed marker is put back");
   await assertIndexCurrent(store, { held: true });
   const fresh = await clone(store, "fresh");
@@ -89,7 +95,7 @@ async function version1DeletedHere(options?: Parameters<typeof clone>[3]) {
 }
 
 /** The push `r` held the marker here and version 1's deletion: the committed marker still names 1. */
-function assertVersion1Held(store: InMemoryStore, r: Awaited<ReturnType<Client["pushChanged"]>>) {
+function assertVersion1Held(store: InMemoryStore, r: PushResult) {
   assert.ok(r.skipped.some((s) => s.path === MARKER), "the marker is held");
   assertMarkerFollowable(store);
   assert.ok(r.skipped.some((s) => s.path === `${DATA}/1/raw` && s.keepDirty));
@@ -141,13 +147,7 @@ Deno.test("a push deleting the committed marker's version holds that deletion wh
   });
   await putVersion(a, "2", { data: DATA });
   const r = await a.pushChanged();
-  assert.ok(r.skipped.some((s) => s.path === MARKER), "the marker is held");
-  assertMarkerFollowable(store);
-  for (const f of FILES("1")) {
-    const held = r.skipped.find((s) => s.path === f);
-    assert.ok(held?.keepDirty, `${f}: its deletion is held`);
-    assert.match(held.reason, /datastore's latest marker/);
-  }
+  assertVersion1DeletionHeld(store, r);
   assert.equal(store.peekText(MARKER), "1");
   await assertIndexCurrent(store, { held: true });
   // That writer's upload gone: the next push publishes version 2 and the marker, then deletes 1.
