@@ -138,7 +138,7 @@ Deno.test("a new file saved at a path the pull is fetching for the first time is
   assert.deepEqual(r.conflicts, [P]);
   // Its directory was missing when the pull looked: the new file is a change here, never a
   // deletion (which `--mine` would settle by deleting the datastore's copy).
-  console.log("MINE", JSON.stringify(b.conflicts()[0].mine));
+  assert.notEqual(b.conflicts()[0].mine, null, "a change here, not a deletion");
   assert.equal(await read(b, "notes/other.txt"), "o", "the rest of the pull went on");
   await b.resolveConflict(P, "mine");
   assert.equal(store.peekText(P), "b's new file", "--mine publishes the new file");
