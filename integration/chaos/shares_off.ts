@@ -5,17 +5,9 @@
  * @module
  */
 
-/** The shares of the moves added last, all off: histories drawn without them stay as they were. */
-export const LATEST_OFF = {
-  droppedDeletionShare: 0,
-  theirsBlockedShare: 0,
-  theirsUnderShare: 0,
+/** The shares of the blocks inserted last from generators of their own, all off. */
+const LAST_BLOCKS_OFF = {
   putBackLostShare: 0,
-  lockfileRaceShare: 0,
-  lostMarkerWindowShare: 0,
-  underMarkerShare: 0,
-  takeBackBlipShare: 0,
-  putBackAnswerShare: 0,
   saveGapShare: 0,
   droppedEditShare: 0,
   rollbackPastShare: 0,
@@ -27,6 +19,19 @@ export const LATEST_OFF = {
   cutTakeBackShare: 0,
   markerGapShare: 0,
   cutPushShare: 0,
+} as const;
+
+/** The shares of the moves added last, all off: histories drawn without them stay as they were. */
+export const LATEST_OFF = {
+  droppedDeletionShare: 0,
+  theirsBlockedShare: 0,
+  theirsUnderShare: 0,
+  lockfileRaceShare: 0,
+  lostMarkerWindowShare: 0,
+  underMarkerShare: 0,
+  takeBackBlipShare: 0,
+  putBackAnswerShare: 0,
+  ...LAST_BLOCKS_OFF,
 } as const;
 
 /** The shares of the moves inserted after the drawn ones (reshapes aside), all off. */
@@ -71,16 +76,5 @@ export const STALL_OTHERS_OFF = {
   ownWithdrawnShare: 0,
   setAsideFlakyShare: 0,
   blipShare: 0,
-  putBackLostShare: 0,
-  saveGapShare: 0,
-  droppedEditShare: 0,
-  rollbackPastShare: 0,
-  lostRaceShare: 0,
-  shardCutShare: 0,
-  checkedWindowShare: 0,
-  republishedShare: 0,
-  markerTakenBackShare: 0,
-  cutTakeBackShare: 0,
-  markerGapShare: 0,
-  cutPushShare: 0,
+  ...LAST_BLOCKS_OFF,
 } as const;
