@@ -13,6 +13,7 @@
 import type { Rng } from "./prng.ts";
 import { type ClientKind, DATA_NAMES, MODELS, type Op } from "./history_ops.ts";
 import { insertAtStart } from "./moves_bucket.ts";
+import { apiClones, blockIds } from "./moves_start.ts";
 
 /** Fake milliseconds a run whose push was cut off waits before it pushes again. */
 export const AGAIN_MS = 600_000;
@@ -40,41 +41,35 @@ export function insertCutPush(
 ): void {
   if (ops.length === 0 || !rng.chance(share)) return;
   // Its run pushes again: a clone driven through the API.
-  const apis = kinds.flatMap((k, i) => k === "api" ? [i] : []);
+  const apis = apiClones(kinds);
   if (apis.length === 0) return;
-  let id = Math.max(...ops.map((o) => o.id)) + 1;
+  const { id, tick } = blockIds(ops, rng);
   const clone = rng.pick(apis);
   const model = rng.int(MODELS.length);
   const data = rng.int(DATA_NAMES.length);
-  const tick = (lo: number, hi: number): Op => ({
-    id: id++,
-    kind: "tick",
-    n: rng.range(lo, hi),
-    pick: rng.int(2 ** 31),
-  });
-  const cut = id++;
+  const cut = id();
   const block: Op[] = [
-    { id: id++, kind: "sync", clone },
+    { id: id(), kind: "sync", clone },
     tick(20, 40),
     { id: cut, kind: "run", clone, model, data, workMs: 0, again: AGAIN_MS },
-    { id: id++, kind: "stall", clone, on: true, at: "commit", run: cut, pick: rng.int(2 ** 31) },
-    { id: id++, kind: "outage", on: true },
-    { id: id++, kind: "stall", clone, on: false },
+    { id: id(), kind: "stall", clone, on: true, at: "commit", run: cut, pick: rng.int(2 ** 31) },
+    { id: id(), kind: "outage", on: true },
+    { id: id(), kind: "stall", clone, on: false },
     // Few decisions: enough for the push to fail, too few for the run's
     // wait to be over (fake time passes where nothing else is to do).
     tick(8, 12),
     // The clone's process stops, the run's wait with it, until the store is
     // back, its lock broken and its next look at a file armed to fail.
-    { id: id++, kind: "stall", clone, on: true },
-    { id: id++, kind: "outage", on: false },
-    { id: id++, kind: "breakglass", model },
+    { id: id(), kind: "stall", clone, on: true },
+    { id: id(), kind: "outage", on: false },
+    { id: id(), kind: "breakglass", model },
     tick(20, 40),
-    { id: id++, kind: "blip", clone, call: "head" },
-    { id: id++, kind: "stall", clone, on: false },
+    { id: id(), kind: "blip", clone, call: "head" },
+    { id: id(), kind: "stall", clone, on: false },
     tick(40, 80),
-    { id: id++, kind: "run", clone, model, data, workMs: 0 },
+    { id: id(), kind: "run", clone, model, data, workMs: 0 },
     tick(40, 80),
-    { id: id++, kind: "sync", clone },
+    { id: id(), kind: "sync", clone },
     tick(20, 40),
   ];
   insertAtStart(ops, block);
