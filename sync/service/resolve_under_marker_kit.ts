@@ -26,6 +26,21 @@ export const META = `${DATA}/2/metadata.yaml`;
 export const THEIRS = "the old client's version 2";
 
 /**
+ * A clone `a` over `store` that published versions 1 and 2 of the data name
+ * (`raw` and `metadata.yaml` each), its marker naming 2.
+ */
+export async function twoVersionsPublished(store: InMemoryStore): Promise<SyncService> {
+  const a = await clone(store, "a");
+  for (const n of ["1", "2"]) {
+    await put(a, `${DATA}/${n}/raw`, `version ${n}`);
+    await put(a, `${DATA}/${n}/metadata.yaml`, `version: ${n}`);
+  }
+  await put(a, MARKER, "2");
+  assert.deepEqual((await a.pushChanged()).conflicts, []);
+  return a;
+}
+
+/**
  * The store and `a`, its conflict at `RAW` open: mine the deletion, theirs
  * the other client's copy (see the module).
  *
@@ -40,13 +55,7 @@ export async function deletedUnderMarker(): Promise<
   { store: InMemoryStore; a: SyncService; theirs: RemoteSide }
 > {
   const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  for (const n of ["1", "2"]) {
-    await put(a, `${DATA}/${n}/raw`, `version ${n}`);
-    await put(a, `${DATA}/${n}/metadata.yaml`, `version: ${n}`);
-  }
-  await put(a, MARKER, "2");
-  assert.deepEqual((await a.pushChanged()).conflicts, []);
+  const a = await twoVersionsPublished(store);
   await Deno.remove(`${a.cacheDir}/${DATA}/2`, { recursive: true });
   await a.markDirty({ relPaths: [RAW, META] });
   await peerPush(store, { [RAW]: THEIRS });

@@ -6,22 +6,10 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../../packages/testing/mod.ts";
 import { LOCAL_DELETION_REASON } from "./service.ts";
-import { clone, put } from "./clone_kit.ts";
+import { put } from "./clone_kit.ts";
+import { DATA, MARKER, twoVersionsPublished } from "./resolve_under_marker_kit.ts";
 
-const DATA = "data/shell/cmd/m1/out";
-const MARKER = `${DATA}/latest`;
-
-async function synced() {
-  const store = new InMemoryStore();
-  const a = await clone(store, "a");
-  for (const n of ["1", "2"]) {
-    await put(a, `${DATA}/${n}/raw`, `version ${n}`);
-    await put(a, `${DATA}/${n}/metadata.yaml`, `version: ${n}`);
-  }
-  await put(a, MARKER, "2");
-  assert.deepEqual((await a.pushChanged()).conflicts, []);
-  return a;
-}
+const synced = () => twoVersionsPublished(new InMemoryStore());
 
 Deno.test("status of a version deleted here under its marker names the marker to move, not a push by path", async () => {
   const a = await synced();
