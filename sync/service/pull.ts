@@ -4,8 +4,8 @@
  * locally dirty file, and refuses unsafe remote keys before writing anything.
  * Its look at the copies here is in `pull_local.ts`, what it fetches (and
  * the conflicts it records) in `pull_plan.ts`, its fetches in
- * `pull_fetch.ts`, the local copies it sets aside in `pull_aside.ts`, its
- * result in `pull_result.ts`.
+ * `pull_fetch.ts`, the local copies it sets aside in `pull_aside.ts`, the
+ * paths it finds blocked in `pull_blocked.ts`, its result in `pull_result.ts`.
  *
  * @module
  */
@@ -26,21 +26,21 @@ import type { ConflictRecord } from "./conflicts.ts";
 import { keepDropped, warnDroppedHere } from "./dropped_entries.ts";
 import { fetchers } from "./pull_fetch.ts";
 import { removeDeletedRemotely } from "./pull_removals.ts";
-import {
-  blockedWarning,
-  moreUncommittedWarning,
-  type ResolvingTheirs,
-  skippedWarning,
-} from "./pull_warnings.ts";
+import { moreUncommittedWarning, type ResolvingTheirs, skippedWarning } from "./pull_warnings.ts";
 import { localSide } from "./pull_local.ts";
 import { PullAsides } from "./pull_aside.ts";
-import { type PullResult, UNCOMMITTED_WARNINGS } from "./pull_result.ts";
+import {
+  emptyPullResult,
+  type PullResult,
+  standingConflicts,
+  UNCOMMITTED_WARNINGS,
+} from "./pull_result.ts";
 
 export { pullLeftBehind, type PullResult } from "./pull_result.ts";
 export { under } from "./pull_plan.ts";
-import { inTheWay, ownWriteChecker, planFetches, under } from "./pull_plan.ts";
+import { ownWriteChecker, planFetches, under } from "./pull_plan.ts";
 import { conflictRecorder } from "./pull_conflict_recorder.ts";
-import { directoriesOf } from "../paths.ts";
+import { keepBlocked } from "./pull_blocked.ts";
 import { removeDangling } from "./dangling_entries.ts";
 import { clearRecordedTemps } from "./left_temps.ts";
 import { indexForPull } from "./pull_index.ts";
@@ -128,25 +128,7 @@ async function pullInto(
 ): Promise<PullResult> {
   const lockfiles = lockfileWatch(deps);
   const { cache, state, config, events, signal } = deps;
-  const result: PullResult = {
-    fetched: [],
-    removed: [],
-    conflicts: [],
-    setAside: asides.locations,
-    uncommitted: [],
-    unreadable: [],
-    links: [],
-    blocked: [],
-    dropped: [],
-    droppedHere: [],
-    deferred: [],
-    vanished: [],
-    lost: [],
-    undecided: [],
-    ownKept: [],
-    unchanged: false,
-    bytes: 0,
-  };
+  const result = emptyPullResult(asides.locations);
   // Directories checked (not links) or made count for this pull only.
   cache.resetChecks();
   // Temporary files of streamed downloads a pull killed part way left (by
@@ -422,28 +404,16 @@ async function pullInto(
     await fetchAll(again);
   }
   const blocked = result.blocked ?? [];
-  const told = blocked.length;
-  for (const path of blockedBy.keys()) blocked.push(path);
-  // Kept before it is told of: a push must not publish this cache's own
-  // shape in the way beside them (see `blocked_record.ts`).
-  // Also kept: a path recorded before, or one this pull left out for another
-  // reason (another writer's upload in flight there), that the index still
-  // names while something here still stands in its way. The pull did not
-  // try to place it, so it could not find it blocked, but a push must hold
-  // back all the same.
-  const recheck = new Set<string>([
-    ...state.blocked.paths().filter((p) => under(p, prefixes)),
-    ...result.uncommitted,
-  ]);
-  for (const p of blocked) recheck.delete(p);
-  const still = [...recheck].filter((p) => Object.hasOwn(entries, p) && inTheWay(cache, p));
-  const both = blocked.length + still.length > 0 ? bothShapes(entries) : () => false;
-  await state.blocked.update([...blocked, ...still].filter((p) => !both(p)), prefixes);
-  let n = told;
-  for (const [path, err] of blockedBy) {
-    if (++n > UNCOMMITTED_WARNINGS) break;
-    events.emit("warning", blockedWarning(path, err, both(path), inTheWay(cache, path)));
-  }
+  await keepBlocked({
+    state,
+    cache,
+    events,
+    entries,
+    prefixes,
+    blockedBy,
+    blocked,
+    uncommitted: result.uncommitted,
+  });
   await keepDropped(state, events, result.dropped);
   warnDroppedHere(events, result.droppedHere ?? []);
   const more = warnedUncommitted - UNCOMMITTED_WARNINGS;
@@ -477,26 +447,4 @@ async function pullInto(
   await state.conflicts.record(found);
   result.conflicts.push(...standingConflicts(deps, prefixes));
   return result;
-}
-
-/**
- * A test of whether `entries` name another shape of a path beside it: a
- * file at a directory above it, or files under it (every directory the
- * entries lie in is gathered once).
- */
-function bothShapes(entries: Record<string, IndexEntry>): (path: string) => boolean {
-  let dirs: Set<string> | undefined;
-  return (path) => {
-    for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {
-      if (entries[path.slice(0, i)] !== undefined) return true;
-    }
-    return (dirs ??= directoriesOf(Object.keys(entries))).has(path);
-  };
-}
-
-/** The unresolved conflicts under `prefixes` (internal paths left out). */
-function standingConflicts(deps: PullDeps, prefixes?: readonly string[]): string[] {
-  return deps.state.conflicts.list().map((c) => c.path).filter((p) =>
-    under(p, prefixes) && !deps.isInternal(p)
-  );
 }

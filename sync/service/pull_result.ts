@@ -8,6 +8,8 @@ import { DROPPED_REASON } from "./dropped_entries.ts";
 import { classifyPath } from "../path_class.ts";
 import type { PathClass } from "../context.ts";
 import { LINK_REFUSED } from "../transfer/cache_paths.ts";
+import type { PullDeps } from "./pull.ts";
+import { under } from "./pull_paths.ts";
 
 /** Files skipped as uncommitted that get a warning each (the rest get one together). */
 export const UNCOMMITTED_WARNINGS = 10;
@@ -170,3 +172,33 @@ export const BLOCKED_REASON =
 
 /** Why a pull left a path out that is a symbolic link here, or lies under one. */
 export const LINK_REASON = `it is a symbolic link or lies under one; ${LINK_REFUSED}`;
+
+/** The result of a pull that has done nothing yet, its set-aside copies told in `setAside`. */
+export function emptyPullResult(setAside: PullResult["setAside"]): PullResult {
+  return {
+    fetched: [],
+    removed: [],
+    conflicts: [],
+    setAside,
+    uncommitted: [],
+    unreadable: [],
+    links: [],
+    blocked: [],
+    dropped: [],
+    droppedHere: [],
+    deferred: [],
+    vanished: [],
+    lost: [],
+    undecided: [],
+    ownKept: [],
+    unchanged: false,
+    bytes: 0,
+  };
+}
+
+/** The unresolved conflicts under `prefixes` (internal paths left out). */
+export function standingConflicts(deps: PullDeps, prefixes?: readonly string[]): string[] {
+  return deps.state.conflicts.list().map((c) => c.path).filter((p) =>
+    under(p, prefixes) && !deps.isInternal(p)
+  );
+}
