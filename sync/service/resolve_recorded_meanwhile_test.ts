@@ -140,3 +140,43 @@ Deno.test("resolve --mine of a record naming your copy in place where the path h
   const held = `${a.cache.stateDir}/${r.setAside[0].slice(".sluice/".length)}`;
   assert.equal(await Deno.readTextFile(held), "a's edit", "your edit stays aside");
 });
+
+for (const aside of [false, true]) {
+  Deno.test(
+    `resolve --theirs whose pull is blocked after it met a conflict another process recorded anew${
+      aside ? ", naming a copy set aside" : ""
+    }: the newer record stays, naming every copy, and the refusal says so`,
+    async () => {
+      const { store, cacheDir, a, three, copy } = await recordedMeanwhile(aside);
+      const edit = await sha256Hex(new TextEncoder().encode("a's edit"));
+      const deps = depsOf(a);
+      // A file made where the path's directory was, once the resolution moved
+      // the copy aside (its directory left empty, removed): the pull is blocked.
+      const pull: typeof deps.pull = async (...args) => {
+        await Deno.writeTextFile(`${cacheDir}/notes`, "a file in the way");
+        return await deps.pull(...args);
+      };
+      await assert.rejects(
+        () => resolveConflict({ ...deps, pull }, PATH, "theirs"),
+        (e: Error) =>
+          e instanceof ResolveRefusedError && e.code === "unsafe_path" &&
+          /another process over this cache recorded a newer conflict/i.test(e.message),
+      );
+      assert.equal(store.peekText(PATH), "three");
+      for (const svc of [a, await processOver(store, cacheDir, 3)]) {
+        const open = svc.conflicts().find((c) => c.path === PATH);
+        assert.equal(open?.theirs?.version, three, "the newer record stands");
+        assert.equal(open?.theirs?.hash, await sha256Hex(new TextEncoder().encode("three")));
+        const named = setAsideCopies(open);
+        if (copy) assert.ok(named.some((c) => c.location === copy), "the other's copy stays named");
+        const held = named.find((c) => c.hash === edit);
+        assert.ok(held, `your edit is named: ${JSON.stringify(open)}`);
+        const at = `${cacheDir}/.sluice/${held.location.slice(".sluice/".length)}`;
+        assert.equal(await Deno.readTextFile(at), "a's edit");
+        for (const c of named) {
+          await Deno.stat(`${cacheDir}/.sluice/${c.location.slice(".sluice/".length)}`);
+        }
+      }
+    },
+  );
+}
