@@ -175,7 +175,11 @@ export async function resolveTheirs(
         still.length
           ? `Your copy was set aside in ${still.join(", ")} (named by the conflict); the`
           : "The"
-      } conflict stays open and nothing else was changed. Run \`sluice status\` to see what is in the way, move it aside or resolve its own conflict first, then run this again.`,
+      } conflict stays open and nothing else was changed.${
+        meanwhile
+          ? ` Another process over this cache recorded a newer conflict of ${path} while this resolution ran: that record is the one open, naming the copies set aside.`
+          : ""
+      } Run \`sluice status\` to see what is in the way, move it aside or resolve its own conflict first, then run this again.`,
     );
   }
   // Not taken when the store's object is not the one the index names
@@ -424,7 +428,8 @@ async function takeOwnAsTheirs(
 
 /**
  * A `--theirs` that did not take theirs (its pull failed, was blocked, or met
- * an upload no index names): the conflict stays open as it was. The copy it
+ * an upload no index names): the conflict stays open as it was, or as a
+ * newer record of it saved since says. The copy it
  * set aside goes back to the path where nothing took its place (its synced
  * version and dirty mark back too); else the record names it where it is
  * now, so that a later `--mine` publishes that copy, never what a pull put
@@ -437,6 +442,12 @@ async function reopenTheirs(
   before: { synced: ReturnType<SyncState["synced"]>; dirty: boolean },
 ): Promise<void> {
   const { cache, state } = deps;
+  // A record of the path saved since the resolution cleared `rec` (another
+  // process's newer conflict, kept by the clear, or one its pull found) is
+  // newer: it stays, never written over by `rec`, and names the copies `rec`
+  // named and those set aside on the way too. The copy moved from the path
+  // stays aside, where that record names it (see `namedWhereMoved`).
+  if (state.conflicts.has(rec.path)) return await keepAsideNamed(deps, rec, setAside);
   const moved = rec.mine?.location === rec.path ? setAside[0] : undefined;
   if (moved !== undefined && !cache.exists(rec.path) && cache.putBack(moved)) {
     state.setSynced(rec.path, before.synced);
