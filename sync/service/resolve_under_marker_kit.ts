@@ -42,7 +42,9 @@ export async function twoVersionsPublished(store: InMemoryStore): Promise<SyncSe
 
 /**
  * The store and `a`, its conflict at `RAW` open: mine the deletion, theirs
- * the other client's copy (see the module).
+ * the other client's copy (see the module). With `markerHere`, the marker
+ * here is set to that text (marked, not pushed) before the pull, so that it
+ * no longer names version 2 while the committed marker still does.
  *
  * @example
  * ```ts
@@ -51,12 +53,13 @@ export async function twoVersionsPublished(store: InMemoryStore): Promise<SyncSe
  * console.log(a.conflicts().map((c) => c.path)); // [RAW]
  * ```
  */
-export async function deletedUnderMarker(): Promise<
-  { store: InMemoryStore; a: SyncService; theirs: RemoteSide }
-> {
+export async function deletedUnderMarker(
+  markerHere?: string,
+): Promise<{ store: InMemoryStore; a: SyncService; theirs: RemoteSide }> {
   const store = new InMemoryStore();
   const a = await twoVersionsPublished(store);
   await Deno.remove(`${a.cacheDir}/${DATA}/2`, { recursive: true });
+  if (markerHere !== undefined) await put(a, MARKER, markerHere);
   await a.markDirty({ relPaths: [RAW, META] });
   await peerPush(store, { [RAW]: THEIRS });
   assert.deepEqual((await a.pullChanged()).conflicts, [RAW]);
