@@ -24,10 +24,11 @@
  * (`beforeCommit`), and held where a file of the version that marker names
  * was held back since (another writer's upload in the way) or taken back:
  * the commit step makes no deletion left out so. A
- * `resolve --mine` that would publish a deletion held for the first reason
- * is refused before its push instead (`version_under_marker`,
- * `sync/version_marker.ts`): held here, it would leave the conflict gone and
- * the deletion waiting for good.
+ * `resolve --mine` that would publish a deletion held for either reason
+ * (as the plan tells) is refused before its push instead
+ * (`version_under_marker`, `sync/version_marker.ts`,
+ * `sync/service/resolve_marker_hold.ts`): held here, it would leave the
+ * conflict gone and the deletion waiting.
  *
  * So does a file no index names any more: its deletion takes nothing from a
  * reader the marker points at. That is a withdrawal of this cache's own

@@ -417,7 +417,8 @@ export function moveCommand(
         // --merged of a data version another writer published again with
         // other bytes (version_exists, the conflict left open): it is never
         // written over, and the refusal says --theirs settles it. A --mine
-        // of a deletion of a version the marker here names is refused
+        // of a deletion of a version the marker here (or the committed one,
+        // the marker here not publishable in its place) names is refused
         // (version_under_marker): the user takes theirs, as it says.
         const r = await resolveAsUser(env, svc, c, picked, how).catch(async (e) => {
           // A directory that replaced the file here (a reshape) is no file to

@@ -11,7 +11,9 @@
  *   replaced its directory (this cache's shape: the deletion is published,
  *   and that file with it where nothing else synced is under it). A
  *   deletion of a data version file whose `latest` marker here names its
- *   version is refused (`version_under_marker`): no push deletes it.
+ *   version is refused (`version_under_marker`): no push deletes it. So is
+ *   one whose committed marker names it while the marker here, naming
+ *   another, cannot be published in its place (`resolve_marker_hold.ts`).
  * - `merged`: publish what the cache holds at the path now (a merge made by
  *   hand), over theirs. With nothing at the path it is refused (`not_found`):
  *   a deletion is published only by `mine`, when mine is one.
@@ -51,9 +53,11 @@ import { REWRITTEN_WHY } from "./pull_plan.ts";
 import type { ObjectStore } from "../ports.ts";
 import { deleteAt } from "../transfer/object_ops.ts";
 import type { SyncConfig } from "../context.ts";
-import { markerHolding, VERSION_UNDER_MARKER } from "../version_marker.ts";
+import { VERSION_UNDER_MARKER } from "../version_marker.ts";
+import { type MarkerHold, markerHoldReader } from "./resolve_marker_hold.ts";
 import {
   assertPublishable,
+  deletionUnderCommittedMarker,
   deletionUnderMarker,
   mineGone,
   noConflict,
@@ -195,14 +199,14 @@ export interface ResolveDeps {
    */
   readonly knownAside?: ReadonlySet<string>;
   /**
-   * The `latest` marker here, and the version it names, for which the push
-   * holds back a deletion of `path` (a data version file whose marker here
-   * names its version: see `sync/version_marker.ts`); undefined when none
-   * does. Not given: the push holds no deletion back so.
+   * The `latest` marker, and the version of `path` it names, for which the
+   * resolution's push would hold back a deletion of `path` (a data version
+   * file whose marker here names its version, or whose committed marker
+   * does while the push cannot publish the marker here in its place: see
+   * `resolve_marker_hold.ts`); undefined when none does. Not given: the
+   * push holds no deletion back so.
    */
-  markerHolding?(
-    path: string,
-  ): Promise<{ readonly marker: string; readonly n: string } | undefined>;
+  markerHolding?(path: string): Promise<MarkerHold | undefined>;
 }
 
 /**
@@ -252,7 +256,7 @@ export function storeResolveDeps(
     indexedOtherShape: indexedShapeReader(store, config.retry, config.concurrency, signal),
     indexedAt: indexedPathReader(store, config.retry, config.concurrency, signal),
     ...(service.pushPipeline?.has(VERSION_UNDER_MARKER)
-      ? { markerHolding: (p: string) => markerHolding(cache, p, config.classifierRules) }
+      ? { markerHolding: markerHoldReader(service, signal) }
       : {}),
   };
 }
@@ -308,12 +312,16 @@ export async function resolveConflict(
   }
   if (resolution === "mine" && above === undefined) await refuseSyncedInPlace(deps, rec);
   // Mine a deletion of a data version file whose marker here names its
-  // version: the push would hold it back, the conflict gone and nothing
-  // published (no --theirs left to take then). Refused first.
+  // version, or whose committed marker does where the marker here cannot be
+  // published in its place: the push would hold it back, the conflict gone
+  // and nothing published (no --theirs left to take then). Refused first.
   const deletion = above !== undefined ||
     (rec.mine === null && cache.fileGone(path));
   if (resolution === "mine" && rec.theirs && deletion && deps.markerHolding) {
     const held = await deps.markerHolding(path);
+    if (held?.here !== undefined) {
+      throw deletionUnderCommittedMarker(rec, held.marker, held.n, held.here);
+    }
     if (held) throw deletionUnderMarker(rec, held.marker, held.n);
   }
   if (resolution === "merged") await refuseUnmerged(deps, rec);

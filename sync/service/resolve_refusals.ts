@@ -145,6 +145,31 @@ export function deletionUnderMarker(
 }
 
 /**
+ * `mine` whose side here is a deletion of a data version file whose version
+ * (`n`) the datastore's committed `latest` marker (`marker`) names, while
+ * the marker here names another (`here`) that the resolution's push cannot
+ * publish in its place (see `resolve_marker_hold.ts`): the push would hold
+ * the deletion back, the conflict gone and nothing published, with no
+ * `--theirs` left to take. Refused first instead.
+ */
+export function deletionUnderCommittedMarker(
+  rec: ConflictRecord,
+  marker: string,
+  n: string,
+  here: string,
+): ResolveRefusedError {
+  const p = shellWord(rec.path);
+  const theirs = rec.theirs
+    ? `theirs (${describeVersion(rec.theirs.version)})`
+    : "the datastore's side";
+  const names = /^[0-9]+$/.test(here) ? `names ${here}` : "names no version";
+  return new ResolveRefusedError(
+    "version_under_marker",
+    `resolve --mine of ${rec.path} would publish your deletion of it, but the datastore's \`latest\` marker (${marker}) names its version (${n}), and the marker here (it ${names}) would not be published in its place by the resolution's push (a marker is published only changed here and naming a version whose files are published); a data version is never deleted from the datastore while its marker names it: the push would leave the deletion out. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. To delete it there, set ${marker} here to a version whose files are published (push that version first where they are not), then run \`sluice resolve ${p} --mine\` again: its push publishes the marker with the deletion; to keep theirs, run \`sluice resolve ${p} --theirs\` (it is fetched back here).`,
+  );
+}
+
+/**
  * Refuses `mine` and `merged` of a data version another writer published
  * again with other bytes (`version_rewritten`): a data version is never
  * written over, so only `theirs` settles it; the copy set aside stays.
