@@ -2,7 +2,8 @@
  * `sluice resolve --mine` of a conflict whose side here is the deletion of a
  * data version its `latest` marker here names: refused (exit 1,
  * `version_under_marker`), nothing changed, the conflict still listed by
- * `status`; the ways on it names both work.
+ * `status`; the ways on it names both work. So too where the committed
+ * marker names that version and the marker here names one nowhere.
  */
 import assert from "node:assert/strict";
 import { sluice } from "./cli_test_kit.ts";
@@ -16,8 +17,8 @@ import {
 
 const URL = "s3://mem/?endpoint=http://127.0.0.1:9";
 
-async function conflicted() {
-  const { store, a } = await deletedUnderMarker();
+async function conflicted(markerHere?: string) {
+  const { store, a } = await deletedUnderMarker(markerHere);
   const run = (args: string[]) =>
     sluice([...args, "--cache", a.cacheDir, "--store", URL], {
       openStore: (spec: StoreSpec) => ({ store, spec, close: () => {} }),
@@ -52,4 +53,20 @@ Deno.test("sluice resolve --mine of that deletion, the marker moved to another v
   assert.equal(r.code, 0, `${r.out}\n${r.err}`);
   assert.match(r.out, /Deleted /);
   assert.equal(store.peekText(RAW), undefined);
+});
+
+Deno.test("sluice resolve --mine of a deletion of the version the committed marker names, the marker here naming a version nowhere, is refused with version_under_marker, the conflict open", async () => {
+  const { store, run, cacheDir } = await conflicted("7");
+  const r = await run(["resolve", RAW, "--mine"]);
+  assert.equal(r.code, 1, `${r.out}\n${r.err}`);
+  assert.match(r.err, /error\[version_under_marker\]/);
+  assert.match(r.err, /Nothing was changed: the conflict stays open/);
+  assert.ok(r.err.includes(`sluice resolve ${RAW} --theirs`), r.err);
+  assert.equal(store.peekText(RAW), THEIRS);
+  const status = await run(["status"]);
+  assert.equal(status.code, 3, `${status.out}\n${status.err}`);
+  assert.ok(`${status.out}${status.err}`.includes(RAW));
+  const took = await run(["resolve", RAW, "--theirs"]);
+  assert.equal(took.code, 0, `${took.out}\n${took.err}`);
+  assert.equal(await Deno.readTextFile(`${cacheDir}/${RAW}`), THEIRS);
 });
