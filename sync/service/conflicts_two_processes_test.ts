@@ -255,3 +255,57 @@ Deno.test("a conflict recorded between another process's resolution of the path 
     assert.deepEqual(locations(await saved(dir)), [next.location]);
     assert.deepEqual(locations(two.get(PATH)), [next.location]);
   }));
+
+Deno.test("a clear of a path keeps a newer record another process saved for it, taken in by a save of this process's of another path since it read the path", () =>
+  withTwoProcesses(async ({ dir, one, two }) => {
+    const first = await setAside(dir, "mine", 1);
+    await two.record([conflict(first, 1)]);
+    await one.refresh(); // a resolution begins, and reads that record
+    // The second process's pull finds a newer version of theirs meanwhile
+    // and sets aside what is at the path now.
+    const newer = await setAside(dir, "edited meanwhile", 2);
+    await two.record([withNewerTheirs(conflict(newer, 2))]);
+    // The first process saves a record of another path: the file it writes
+    // holds the second's newer record of the path, which it takes in.
+    await one.record([otherPath("x", H("c"), 3)]);
+    assert.equal(one.get(PATH)?.theirs?.version, "v3");
+    // Its resolution clears the record it read: the newer one stands.
+    await one.clear([PATH]);
+    const kept = await saved(dir);
+    assert.equal(kept?.theirs?.version, "v3", "the newer record is still on disk");
+    assert.equal(kept?.mine?.location, newer.location);
+    assert.deepEqual(locations(kept), [first.location, newer.location].sort());
+    assert.ok(one.has(PATH), "the clearing process sees the path still in conflict");
+    assert.ok((await ConflictSet.open(dir)).has(PATH));
+  }));
+
+Deno.test("a settle of a path keeps a newer record another process saved for it, taken in by a save of this process's of another path since it read the path", () =>
+  withTwoProcesses(async ({ dir, one, two }) => {
+    // Conflicts with the copy in place (none set aside): a settle drops such a record.
+    await two.record([conflict({ location: PATH, hash: H("a"), size: 4 }, 1)]);
+    await one.refresh();
+    await two.record([withNewerTheirs(conflict({ location: PATH, hash: H("f"), size: 5 }, 2))]);
+    await one.record([otherPath("x", H("c"), 3)]);
+    // The first process found the sides it read agreeing.
+    await one.settle([PATH]);
+    assert.equal((await saved(dir))?.theirs?.version, "v3", "the newer record is still on disk");
+    assert.ok(one.has(PATH));
+  }));
+
+Deno.test("a clear of a path keeps a newer record another process saved for it, taken in by a save of another path, when this process saved its own record of the path over it since", () =>
+  withTwoProcesses(async ({ dir, one, two }) => {
+    const first = await setAside(dir, "mine", 1);
+    await two.record([conflict(first, 1)]);
+    await one.refresh(); // a resolution begins, and reads that record
+    const newer = await setAside(dir, "edited meanwhile", 2);
+    await two.record([withNewerTheirs(conflict(newer, 2))]);
+    await one.record([otherPath("x", H("c"), 3)]);
+    // The resolution saves its record of the path (its copy moved), then clears it.
+    const moved = await setAside(dir, "mine, moved", 4);
+    await one.record([conflict(moved, 4)]);
+    await one.clear([PATH]);
+    const kept = await saved(dir);
+    assert.equal(kept?.theirs?.version, "v3", "the other process's record stands");
+    assert.ok(locations(kept).includes(newer.location));
+    assert.ok(one.has(PATH));
+  }));
