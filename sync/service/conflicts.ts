@@ -134,12 +134,17 @@ export class ConflictSet {
   loadWarning?: string;
   /** The file as this process last read or wrote it (see {@link refresh}). */
   #seen = "";
-  /**
-   * The records as this process last read or wrote them: a path whose
-   * record on disk differs was recorded or resolved by another process
-   * since (see {@link merge}).
-   */
+  /** The records as this process last read or wrote the file (see {@link refresh}). */
   #disk = new Map<string, ConflictRecord>();
+  /**
+   * The record of each path as the operation now running read it (at its
+   * {@link refresh}, or the load) or this process last saved it: a path
+   * whose record on disk differs was recorded or resolved by another
+   * process since (see {@link merge}). A save of another path takes in the
+   * whole file, but changes none of the others here: what it took in was
+   * never read by the operation, whose clear of such a path must keep it.
+   */
+  #read = new Map<string, ConflictRecord>();
   /** The set-aside copies this process's resolutions released (see {@link release}). */
   readonly #released = new Set<string>();
   /**
@@ -167,8 +172,9 @@ export class ConflictSet {
   ): Promise<ConflictSet> {
     const set = new ConflictSet(stateDir, locked);
     try {
-      set.#records = await set.#read();
+      set.#records = await set.#readFile();
       set.#disk = new Map(set.#records);
+      set.#read = new Map(set.#records);
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) {
         set.loadWarning = `the conflict records ${set.#file} are unreadable (${
@@ -286,11 +292,13 @@ export class ConflictSet {
 
   /**
    * Removes the conflicts of `paths` (resolved), durably: each record as
-   * this process last read or saved it. One another process sharing the
-   * cache saved for the path since (a newer version of theirs found there,
-   * a local copy set aside) stays, as does one this process saved its own
-   * record over in the operation now running (see {@link refresh}): {@link has}
-   * is true after, the path still in conflict.
+   * the operation now running read it, or this process last saved it. One
+   * another process sharing the cache saved for the path since (a newer
+   * version of theirs found there, a local copy set aside) stays, taken in
+   * by a save of another path of this process's meanwhile or not, as does
+   * one this process saved its own record over in the operation now running
+   * (see {@link refresh}): {@link has} is true after, the path still in
+   * conflict.
    */
   async clear(paths: readonly string[]): Promise<void> {
     let changed = false;
@@ -314,10 +322,16 @@ export class ConflictSet {
    */
   async refresh(): Promise<void> {
     this.#over.clear();
-    if (await this.#signature() === this.#seen) return;
+    if (await this.#signature() !== this.#seen) await this.#takeIn();
+    // The operation beginning reads the records as they are now.
+    this.#read = new Map(this.#disk);
+  }
+
+  /** The file as it is now, with this process's unsaved changes over it (see {@link refresh}). */
+  async #takeIn(): Promise<void> {
     let disk: Map<string, ConflictRecord>;
     try {
-      disk = await this.#read();
+      disk = await this.#readFile();
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) return;
       disk = new Map();
@@ -335,16 +349,16 @@ export class ConflictSet {
    * process's, once that one found a conflict of the path again).
    *
    * A record of this process's over one another process saved for the same
-   * path since this one last read the file (or over none, that process
+   * path since this one read it ({@link read}; or over none, that process
    * having resolved it) names the copies set aside the other names too, and
    * none a resolution released ({@link withOthers}): the copy a pull of the
    * other process set aside may be the user's merge, never to be left named
    * by no record. For the same reason a path this process cleared keeps
    * the record another process saved for it since: only the record as this
-   * process last read it is deleted.
+   * process read or saved it is deleted.
    */
   async #merge(disk: Map<string, ConflictRecord>): Promise<void> {
-    const before = this.#disk;
+    const before = this.#read;
     this.#disk = new Map(disk);
     for (const p of [...this.#touched]) {
       const dir = this.#named.get(p);
@@ -413,7 +427,7 @@ export class ConflictSet {
   }
 
   /** The records on disk; throws when the file is absent or unreadable. */
-  async #read(): Promise<Map<string, ConflictRecord>> {
+  async #readFile(): Promise<Map<string, ConflictRecord>> {
     const seen = await this.#signature();
     const out = parseRecords(await Deno.readTextFile(this.#file));
     this.#seen = seen;
@@ -427,13 +441,18 @@ export class ConflictSet {
    */
   async #save(): Promise<void> {
     await this.#locked(async () => {
-      const disk = await this.#read().catch(() => undefined);
+      const disk = await this.#readFile().catch(() => undefined);
       if (disk) await this.#merge(disk);
       const file: ConflictFile = { format: 1, conflicts: Object.fromEntries(this.#records) };
       const text = JSON.stringify(file, null, 1);
       await atomicWrite(this.#file, new TextEncoder().encode(text));
       this.#seen = await this.#signature();
       this.#disk = parseRecords(text);
+      for (const p of this.#touched) {
+        const rec = this.#disk.get(p);
+        if (rec) this.#read.set(p, rec);
+        else this.#read.delete(p);
+      }
       this.#touched.clear();
       this.#named.clear();
     });
