@@ -309,3 +309,20 @@ Deno.test("a clear of a path keeps a newer record another process saved for it, 
     assert.ok(locations(kept).includes(newer.location));
     assert.ok(one.has(PATH));
   }));
+
+Deno.test("a second clear of a path in one operation keeps the newer record another process saved for it, that the first clear left standing", () =>
+  withTwoProcesses(async ({ dir, one, two }) => {
+    await two.record([conflict({ location: PATH, hash: H("a"), size: 4 }, 1)]);
+    await one.refresh();
+    await two.record([withNewerTheirs(conflict({ location: PATH, hash: H("f"), size: 5 }, 2))]);
+    // A pull cut off part way settles what it found agreeing as it goes, then again as it stops.
+    await one.settle([PATH]);
+    await one.record([otherPath("x", H("c"), 3)]);
+    await one.settle([PATH]);
+    assert.equal((await saved(dir))?.theirs?.version, "v3", "the newer record is still on disk");
+    assert.ok(one.has(PATH));
+    // The next operation reads it: a clear then deletes it.
+    await one.refresh();
+    await one.clear([PATH]);
+    assert.equal(await saved(dir), undefined);
+  }));
