@@ -441,6 +441,7 @@ export class ConflictSet {
    */
   async #save(): Promise<void> {
     await this.#locked(async () => {
+      const own = new Set([...this.#touched].filter((p) => this.#records.has(p)));
       const disk = await this.#readFile().catch(() => undefined);
       if (disk) await this.#merge(disk);
       const file: ConflictFile = { format: 1, conflicts: Object.fromEntries(this.#records) };
@@ -448,10 +449,13 @@ export class ConflictSet {
       await atomicWrite(this.#file, new TextEncoder().encode(text));
       this.#seen = await this.#signature();
       this.#disk = parseRecords(text);
+      // Saved by this process: its own record, or none where it cleared
+      // one. A record another process saved, standing over a clear of this
+      // process's, was never read: a clear again keeps it too.
       for (const p of this.#touched) {
         const rec = this.#disk.get(p);
-        if (rec) this.#read.set(p, rec);
-        else this.#read.delete(p);
+        if (rec && own.has(p)) this.#read.set(p, rec);
+        else if (!rec) this.#read.delete(p);
       }
       this.#touched.clear();
       this.#named.clear();
