@@ -10,7 +10,6 @@ import { assertSafeRelPath, isInternalPath } from "../sync/paths.ts";
 import type { SyncService } from "../sync/service/service.ts";
 import { shellWord } from "../sync/shell_word.ts";
 import type { DeletedUnderMarker } from "../sync/left_behind.ts";
-import { markerHolding, VERSION_UNDER_MARKER } from "../sync/version_marker.ts";
 import { deletedUnderMarkerReason } from "../sync/service/status.ts";
 
 /**
@@ -158,25 +157,6 @@ export function deletedHereLine(service: SyncService, path: string): string {
       shellWord(path)
     }\` deletes the file there and publishes the directory's files; move the directory away and run \`sluice pull --restore-deleted\` to take the file back)`
     : `  ${path}`;
-}
-
-/**
- * Of `deleted` (synced files deleted here), the data version files whose
- * `latest` marker here names their version, where the push holds such a
- * deletion back (`version-under-marker`): a push naming them alone keeps
- * them on the datastore. One read of the marker per path.
- */
-export async function underMarkerNow(
-  service: SyncService,
-  deleted: readonly string[],
-): Promise<DeletedUnderMarker[]> {
-  if (!service.pushPipeline.has(VERSION_UNDER_MARKER)) return [];
-  const out: DeletedUnderMarker[] = [];
-  for (const path of deleted) {
-    const held = await markerHolding(service.cache, path, service.config.classifierRules);
-    if (held) out.push({ path, ...held });
-  }
-  return out;
 }
 
 /**

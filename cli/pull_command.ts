@@ -20,14 +20,8 @@ import {
   withCommonOptions,
   withSession,
 } from "./command_kit.ts";
-import {
-  cacheRel,
-  deletedHere,
-  deletionLineOf,
-  directoriesNow,
-  knownHere,
-  underMarkerNow,
-} from "./cache_paths.ts";
+import { cacheRel, deletedHere, deletionLineOf, directoriesNow, knownHere } from "./cache_paths.ts";
+import { underMarkerNow } from "../sync/version_marker.ts";
 import { capped, type CliIo, formatBytes, type Output, plural, UsageError } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
 import { globalLockOf } from "./session.ts";

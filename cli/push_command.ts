@@ -19,13 +19,8 @@ import {
   withSession,
 } from "./command_kit.ts";
 import { globalLockOf } from "./session.ts";
-import {
-  cachePaths,
-  cacheRel,
-  deletionLineOf,
-  directoriesNow,
-  underMarkerNow,
-} from "./cache_paths.ts";
+import { cachePaths, cacheRel, deletionLineOf, directoriesNow } from "./cache_paths.ts";
+import { underMarkerNow } from "../sync/version_marker.ts";
 import { capped, type CliIo, formatBytes, type Output, plural, UsageError } from "./output.ts";
 import { withProgressBar } from "./progress.ts";
 import { endpointFields } from "./store_url.ts";

@@ -39,7 +39,8 @@ import { WAITED_HERE } from "../sync/service/waiting_record.ts";
 import { MARKER_AHEAD, MARKER_WAITS, VERSION_WAITS } from "../sync/service/push_result.ts";
 import { withPathClasses } from "../sync/service/status.ts";
 import { classifyPath, PATH_CLASSIFIER } from "../middleware/path_classifier.ts";
-import { directoriesNow, underMarkerNow } from "./cache_paths.ts";
+import { directoriesNow } from "./cache_paths.ts";
+import { underMarkerNow } from "../sync/version_marker.ts";
 
 /** The entries the last push left waiting on another writer's upload (not a marker held ahead). */
 function waitedOn<E extends { path: string; reason?: string }>(entries: readonly E[]): E[] {

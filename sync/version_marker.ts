@@ -82,3 +82,27 @@ export function pushBothCommand(marker: string, n: string): string {
   const version = `${marker.slice(0, marker.lastIndexOf("/"))}/${n}`;
   return `sluice push ${shellWord(version)} ${shellWord(marker)}`;
 }
+
+/**
+ * Of `deleted` (synced files deleted here), the data version files whose
+ * `latest` marker here names their version, where the push holds such a
+ * deletion back (`version-under-marker` in `service`'s push pipeline): a
+ * push naming them alone keeps them on the datastore. One read of the
+ * marker per path.
+ */
+export async function underMarkerNow(
+  service: {
+    readonly cache: { read(path: string): Promise<Uint8Array | null> };
+    readonly config: { readonly classifierRules: readonly ClassifierRule[] };
+    readonly pushPipeline: { has(name: string): boolean };
+  },
+  deleted: readonly string[],
+): Promise<{ readonly path: string; readonly marker: string; readonly n: string }[]> {
+  if (!service.pushPipeline.has(VERSION_UNDER_MARKER)) return [];
+  const out: { path: string; marker: string; n: string }[] = [];
+  for (const path of deleted) {
+    const held = await markerHolding(service.cache, path, service.config.classifierRules);
+    if (held) out.push({ path, ...held });
+  }
+  return out;
+}

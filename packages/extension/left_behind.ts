@@ -20,7 +20,11 @@
  *
  * @module
  */
-import { leftBehindError, SyncIncompleteError } from "../../sync/left_behind.ts";
+import {
+  type DeletedUnderMarker,
+  leftBehindError,
+  SyncIncompleteError,
+} from "../../sync/left_behind.ts";
 import type { WarningEvent } from "../../sync/events.ts";
 import { shellWord } from "../../sync/shell_word.ts";
 import { pullLeftBehind, type PullResult } from "../../sync/service/pull.ts";
@@ -112,8 +116,10 @@ export function cliNext(target: CliTarget): string {
 /**
  * The warnings for what a push the tool drove left behind: a conflict or a
  * file left unpublished (`conflicts_left` or `sync_incomplete`), and synced
- * files deleted here that it did not delete (`local_deletions_kept`).
- * Empty for a clean push.
+ * files deleted here that it did not delete (`local_deletions_kept`);
+ * `underMarker`, of those, the data versions whose marker here names them
+ * (`underMarkerNow`), whose advice moves the marker first, as the command
+ * line's does. Empty for a clean push.
  *
  * @example
  * ```ts
@@ -124,7 +130,11 @@ export function cliNext(target: CliTarget): string {
  * console.log(pushOutcome(r, t).map((w) => w.code)); // ["conflicts_left"]
  * ```
  */
-export function pushOutcome(r: PushResult, target: CliTarget): WarningEvent[] {
+export function pushOutcome(
+  r: PushResult,
+  target: CliTarget,
+  underMarker: readonly DeletedUnderMarker[] = [],
+): WarningEvent[] {
   const { localDeletions, ...rest } = pushLeftBehind(r);
   const next = cliNext(target);
   const out: WarningEvent[] = [];
@@ -138,6 +148,7 @@ export function pushOutcome(r: PushResult, target: CliTarget): WarningEvent[] {
         left: [],
         localDeletions,
         directoriesNow: directoriesAt(target.cacheDir, localDeletions),
+        underMarker,
       }, next).message,
     });
   }

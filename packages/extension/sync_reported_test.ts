@@ -190,3 +190,24 @@ Deno.test("said: two repos changing one lockfile entry at once: the second chang
     /@acme\/b .*to \{"version":"2\.1\.0"\}.*sluice lockfile add @acme\/b '\{"version":"3\.0\.0"\}'/,
   );
 });
+
+Deno.test("said: a data version deleted here while its marker here names it is told to move the marker and push both, not to push it by path", async () => {
+  const store = new InMemoryStore();
+  const a = await proc(store, "a");
+  const data = "data/t/m/out";
+  for (const v of ["1", "2"]) {
+    await a.write(`${data}/${v}/raw`, `version ${v}\n`);
+    await a.write(`${data}/${v}/metadata.yaml`, `version: ${v}\n`);
+  }
+  await a.write(`${data}/latest`, "2");
+  await a.svc.pushChanged();
+  await Deno.remove(`${a.cache}/${data}/2`, { recursive: true });
+  await a.svc.markDirty({});
+  await a.svc.pushChanged();
+  const said = a.lines.filter((l) => l.startsWith(`${LABEL} warning[local_deletions_kept]:`));
+  assert.equal(said.length, 1, a.lines.join("\n"));
+  assert.ok(said[0].includes(`${data}/latest names their version (2)`), said[0]);
+  assert.ok(said[0].includes(`sluice push ${data}/2 ${data}/latest`), said[0]);
+  assert.doesNotMatch(said[0], /run `sluice push <path>…` naming them/);
+  assert.equal(store.peekText(`${data}/2/raw`), "version 2\n", "kept on the datastore");
+});

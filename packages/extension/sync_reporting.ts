@@ -14,6 +14,8 @@ import { UNFINISHED_REASON } from "../../middleware/unfinished_version_holder.ts
 import { OTHER_RUN_REASON } from "../../middleware/refused_run_hold.ts";
 import type { PullResult } from "../../sync/service/pull.ts";
 import type { PushResult } from "../../sync/service/push.ts";
+import type { SyncService } from "../../sync/service/service.ts";
+import { underMarkerNow } from "../../sync/version_marker.ts";
 import { isManagedLockfilePath } from "../../sync/locks/lockfile_txn.ts";
 import { pullOutcome, pushOutcome } from "./left_behind.ts";
 import { SluiceError } from "../../sync/errors.ts";
@@ -48,14 +50,17 @@ export async function telling<T>(
 /**
  * Warns of a conflict or a file left unpublished by the push `r` of
  * namespace `ns` from the cache `cachePath`, and of local deletions kept
- * (never throws for them).
+ * (never throws for them): for a data version deleted here whose marker
+ * here names it, `svc` (the namespace's service) is asked, as the push
+ * would hold its deletion back.
  */
-export function reportPush(
+export async function reportPush(
   rt: ReportingRuntime,
   cachePath: string,
   r: PushResult,
   ns: string,
-): void {
+  svc: Pick<SyncService, "cache" | "config" | "pushPipeline">,
+): Promise<void> {
   // The managed lockfile a push leaves out is the lockfile bridge's: it
   // publishes the change through the transaction, or warns why not
   // (`lockfile_change_unpublished`).
@@ -71,7 +76,8 @@ export function reportPush(
       !s.reason.startsWith(OTHER_RUN_REASON)
     ),
   };
-  for (const w of pushOutcome(bridged, rt.cliTarget(cachePath, ns))) {
+  const underMarker = await underMarkerNow(svc, r.localDeletions);
+  for (const w of pushOutcome(bridged, rt.cliTarget(cachePath, ns), underMarker)) {
     rt.events.emit("warning", w);
   }
 }

@@ -232,7 +232,7 @@ export class ExtensionSyncService implements SwampSyncService {
     );
     this.#rt.held.committed(held);
     await warnIfGlobalLost(svc, toolGlobal, r, !!p.config.oldClients);
-    reportPush(this.#rt, this.#cachePath, r, ns);
+    await reportPush(this.#rt, this.#cachePath, r, ns, svc);
     // The lockfile, published through its transaction, counts as a file pushed.
     const lockfile = await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal)
       .catch((e) => {
@@ -326,7 +326,7 @@ export class ExtensionSyncService implements SwampSyncService {
     this.#rt.held.committed(held);
     await warnIfGlobalLost(svc, toolGlobal, r, !!this.#rt.provider.config.oldClients);
     const count = r.uploaded.length + r.deleted.length;
-    reportPush(this.#rt, this.#cachePath, r, ns);
+    await reportPush(this.#rt, this.#cachePath, r, ns, svc);
     const lockfile = await publishLockfileChange(svc, this.#lockfileLocks(ns), options.signal)
       .catch((e) => {
         throw afterCommitted(r, e);
