@@ -7,7 +7,11 @@
  */
 import { findStateDir, shownStatePath, STATE_DIR, statePath } from "../sync/transfer/cache.ts";
 import { readSetAsideReason, SET_ASIDE_REASON_FILE } from "../sync/transfer/cache_state.ts";
-import { type ConflictRecord, describeVersion } from "../sync/service/conflicts.ts";
+import {
+  type ConflictRecord,
+  describeVersion,
+  mergedAfterDeletion,
+} from "../sync/service/conflicts.ts";
 import type { CacheAccess } from "../sync/context.ts";
 import { isManagedLockfilePath, readPendingLockfileDeltas } from "../sync/locks/lockfile_txn.ts";
 import { describeLockfileChange, type LockfileChange } from "../sync/locks/lockfile_change.ts";
@@ -257,7 +261,7 @@ export function describeConflicts(
       ? "replaced here by a directory of that name (--mine deletes the file on the datastore and publishes the directory's files)"
       : here?.(c.path)
       ? "deleted here, and written here again since (--mine publishes the file now in place; --theirs takes theirs and sets it aside)"
-      : "deleted here";
+      : `deleted here (${mergedAfterDeletion(c.path)})`;
     const theirs = c.theirs
       ? `${describeVersion(c.theirs.version)} (${c.theirs.size} B, ${short(c.theirs.hash)}${
         says(named?.theirs)

@@ -59,7 +59,10 @@ Deno.test("status says a deletion here written again since is in place now, not 
     at: 1,
     reason: "a peer changed it since this cache last synced it",
   };
-  assert.equal(describeConflicts([rec], (l) => l, () => false)[2], "    mine:   deleted here");
+  assert.equal(
+    describeConflicts([rec], (l) => l, () => false)[2],
+    "    mine:   deleted here (--merged publishes a file: write the merged file at notes/m.txt first)",
+  );
   assert.match(
     describeConflicts([rec], (l) => l, () => true)[2],
     /^ {4}mine: {3}deleted here, and written here again since \(--mine publishes the file now in place/,

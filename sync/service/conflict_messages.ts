@@ -63,6 +63,21 @@ export function ADOPT_HINT(path: string, pathClass?: string): string {
   }, and this cache's copy becomes a conflict with it`;
 }
 
+/**
+ * Said beside {@link resolveHint} where the side here is a deletion:
+ * `--merged` publishes what the cache holds at the path, and with nothing
+ * there it is refused (`not_found`), so the merge is written there first.
+ *
+ * @example
+ * ```ts
+ * import { mergedAfterDeletion } from "./conflict_messages.ts";
+ * console.log(mergedAfterDeletion("notes/a.txt"));
+ * ```
+ */
+export function mergedAfterDeletion(path: string): string {
+  return `--merged publishes a file: write the merged file at ${path} first`;
+}
+
 /** The command that resolves a conflict of `path`, for messages. */
 export function resolveHint(path: string): string {
   return `sluice resolve ${shellWord(path)} --mine|--theirs|--merged`;

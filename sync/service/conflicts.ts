@@ -30,6 +30,7 @@ export {
   ADOPTED_UNCOMMITTED,
   adoptedMessage,
   describeVersion,
+  mergedAfterDeletion,
   resolveHint,
 } from "./conflict_messages.ts";
 import { defaultStateDir } from "../transfer/cache.ts";

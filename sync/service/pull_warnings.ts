@@ -10,7 +10,12 @@ import { classifyPath } from "../path_class.ts";
 import type { PathClass } from "../context.ts";
 import type { WarningEvent } from "../events.ts";
 import type { IndexEntry } from "../transfer/remote_index.ts";
-import { type ConflictRecord, describeVersion, resolveHint } from "./conflicts.ts";
+import {
+  type ConflictRecord,
+  describeVersion,
+  mergedAfterDeletion,
+  resolveHint,
+} from "./conflicts.ts";
 import { LOST_REASON, UNREADABLE_RECORD_REASON, VANISHED_KEY } from "./vanished_record.ts";
 import { OWN_VERSION_DELETED_REASON, OWN_VERSION_LOST_REASON } from "./pull_removals.ts";
 
@@ -62,7 +67,9 @@ export function pullConflictWarning(
         : `the local copy was set aside in ${
           shown(mine.location)
         }, and the datastore's copy was not written there`
-    }. Run \`sluice status\` to see both versions, then \`${resolveHint(path)}\`.`,
+    }. Run \`sluice status\` to see both versions, then \`${resolveHint(path)}\`${
+      // A deletion here: --merged has no file to publish until one is written.
+      !mine && !dirHere ? ` (${mergedAfterDeletion(path)})` : ""}.`,
     path,
   };
 }

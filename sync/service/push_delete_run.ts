@@ -11,7 +11,13 @@ import { SluiceError } from "../errors.ts";
 import type { PlanEntry, PushContext } from "../context.ts";
 import { UNCOMMITTED_HOLDS } from "./push_result.ts";
 import type { PushTally } from "./push_result.ts";
-import { ADOPT_HINT, ADOPTED_UNCOMMITTED, adoptedMessage, resolveHint } from "./conflicts.ts";
+import {
+  ADOPT_HINT,
+  ADOPTED_UNCOMMITTED,
+  adoptedMessage,
+  mergedAfterDeletion,
+  resolveHint,
+} from "./conflicts.ts";
 import { WRITER_METADATA } from "../transfer/writer_id.ts";
 import { type DeleteOutcome, deleteRemote } from "./push_delete.ts";
 
@@ -92,7 +98,9 @@ export async function runDeletes(
         message:
           `Did not delete ${entry.path} remotely: ${entry.reason}. Run \`sluice status\` to see the peer's version, then \`${
             resolveHint(entry.path)
-          }\` (--mine deletes it over that version, --theirs brings it back).`,
+          }\` (--mine deletes it over that version, --theirs brings it back; ${
+            mergedAfterDeletion(entry.path)
+          }).`,
         path: entry.path,
       });
       tally.conflictOf(entry, null, {

@@ -10,7 +10,7 @@ import { STRANDED_REASON } from "./plan.ts";
 import { dropOwnStranded, publishOwnStranded } from "./push_delete.ts";
 import type { PushTally } from "./push_result.ts";
 import type { IndexEntry } from "../transfer/bucket_layout.ts";
-import { resolveHint } from "./conflicts.ts";
+import { mergedAfterDeletion, resolveHint } from "./conflicts.ts";
 
 /** The paths with an open conflict (never checked here: their resolution settles them). */
 type Conflicts = { has(path: string): boolean };
@@ -114,7 +114,9 @@ function namedAgain(
     message:
       `Did not delete ${entry.path} remotely: ${NAMED_AGAIN_REASON}. Run \`sluice status\` to see the peer's version, then \`${
         resolveHint(entry.path)
-      }\` (--mine deletes it over that version, --theirs brings it back).`,
+      }\` (--mine deletes it over that version, --theirs brings it back; ${
+        mergedAfterDeletion(entry.path)
+      }).`,
     path: entry.path,
   });
   tally.conflictOf(entry, null, { version: theirs.v, hash: theirs.h, size: theirs.s });
