@@ -118,34 +118,65 @@ export async function keepDropped(
 
 /**
  * Warns of `paths` (synced files deleted here, the deletion not marked,
- * whose index entry another client dropped while the store still holds the
- * version this cache synced): the datastore did not delete them, and the
- * pull kept their records, as local deletions, without marking them. A push
- * of everything pending leaves them so; the way out is either command named.
+ * whose index entry another client dropped, or, for those in `rolledBack`,
+ * rolled back to an older version, while the store still holds the version
+ * this cache synced): the datastore did not delete them, and the pull kept
+ * their records, as local deletions, without marking them. A push of
+ * everything pending leaves them so; the way out is either command named.
+ * One `index_entry_dropped` warning for the dropped, one for the rolled back.
  */
-export function warnDroppedHere(events: SluiceEmitter, paths: readonly string[]): void {
-  if (paths.length === 0) return;
+export function warnDroppedHere(
+  events: SluiceEmitter,
+  paths: readonly string[],
+  rolledBack: readonly string[] = [],
+): void {
+  const dropped = paths.filter((p) => !rolledBack.includes(p));
+  const back = paths.filter((p) => rolledBack.includes(p));
+  if (dropped.length > 0) {
+    const one = dropped.length === 1;
+    events.emit("warning", {
+      code: "index_entry_dropped",
+      message: `The datastore's index no longer names ${
+        listPaths(dropped, 3)
+      }, though the store still holds the version this cache synced: another client rewrote the index without ${
+        one ? "it" : "them"
+      } (an old client pushing outside the global lock), so the datastore did not delete ${
+        one ? "it" : "them"
+      }. ${deletedHereWaysOut(dropped)}`,
+      path: dropped[0],
+    });
+  }
+  if (back.length > 0) {
+    const one = back.length === 1;
+    events.emit("warning", {
+      code: "index_entry_dropped",
+      message: `The datastore's index names ${
+        listPaths(back, 3)
+      } at an older version than the one this cache synced, which the store still holds: another client rolled ${
+        one ? "its entry" : "their entries"
+      } back (an old client writing back the index it had read, outside the global lock), so the edit this cache synced is no longer the one the index names, and readers skip ${
+        one ? "the path" : "the paths"
+      } as not yet committed, but the datastore did not delete ${one ? "it" : "them"}. ${
+        deletedHereWaysOut(back)
+      }`,
+      path: back[0],
+    });
+  }
+}
+
+/** What became of `paths` here (deleted, the deletion never marked) and the two ways out. */
+function deletedHereWaysOut(paths: readonly string[]): string {
   const one = paths.length === 1;
   const names = paths.slice(0, 3).map(shellWord).join(" ");
-  events.emit("warning", {
-    code: "index_entry_dropped",
-    message: `The datastore's index no longer names ${
-      listPaths(paths, 3)
-    }, though the store still holds the version this cache synced: another client rewrote the index without ${
-      one ? "it" : "them"
-    } (an old client pushing outside the global lock), so the datastore did not delete ${
-      one ? "it" : "them"
-    }. ${
-      one ? "It was" : "They were"
-    } deleted here (or replaced by a directory of the same name), and that deletion was never marked: it stays a local deletion (\`sluice status\` lists it), which no push of everything pending makes on the datastore. Run \`sluice push ${names}${
-      paths.length > 3 ? " …" : ""
-    }\` naming ${one ? "it" : "them"} to delete ${
-      one ? "it" : "them"
-    } on the datastore too, or \`sluice pull --restore-deleted\` to take the store's ${
-      one ? "copy" : "copies"
-    } back (a directory in the way moved off first); a peer that still holds ${
-      one ? "it" : "them"
-    } names ${one ? "it" : "them"} again with its next pull and push.`,
-    path: paths[0],
-  });
+  return `${
+    one ? "It was" : "They were"
+  } deleted here (or replaced by a directory of the same name), and that deletion was never marked: it stays a local deletion (\`sluice status\` lists it), which no push of everything pending makes on the datastore. Run \`sluice push ${names}${
+    paths.length > 3 ? " …" : ""
+  }\` naming ${one ? "it" : "them"} to delete ${
+    one ? "it" : "them"
+  } on the datastore too, or \`sluice pull --restore-deleted\` to take the store's ${
+    one ? "copy" : "copies"
+  } back (a directory in the way moved off first); a peer that still holds ${
+    one ? "it" : "them"
+  } names ${one ? "it" : "them"} again with its next pull and push.`;
 }

@@ -170,6 +170,8 @@ async function pullInto(
     links,
   });
   const conflict = conflictRecorder(deps, found);
+  // Deleted here, unmarked, their entries rolled back: told apart in the warning.
+  const rolledBack: string[] = [];
   const { todo, ownKept, heldLate: heldInPlan, leftToPush, restored } = await planFetches({
     deps,
     prefixes,
@@ -182,8 +184,9 @@ async function pullInto(
     asides,
     deferred: result.deferred!,
     dropped: result.dropped,
-    droppedHere: result.droppedHere!,
+    droppedHere: rolledBack,
   });
+  result.droppedHere!.push(...rolledBack);
   planned();
   if (heldInPlan) heldLate = true;
   await state.markDirtyMany(ownKept);
@@ -415,7 +418,7 @@ async function pullInto(
     uncommitted: result.uncommitted,
   });
   await keepDropped(state, events, result.dropped);
-  warnDroppedHere(events, result.droppedHere ?? []);
+  warnDroppedHere(events, result.droppedHere ?? [], rolledBack);
   const more = warnedUncommitted - UNCOMMITTED_WARNINGS;
   if (more > 0) events.emit("warning", moreUncommittedWarning(more));
   // A removal that failed is tried again by the next pull, and a file

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { peerReadIndex } from "../../packages/testing/mod.ts";
 import { clone, lost, pullAfterUnmarkedDeletion } from "./dropped_entries_kit.ts";
+import { warnDroppedHere } from "./dropped_entries.ts";
+import { createEmitter, type WarningEvent } from "../events.ts";
 
 /**
  * Clone `a`'s committed edit of `config/app.yaml`, rolled back in the index
@@ -23,7 +25,15 @@ Deno.test("a file deleted here, unmarked, whose entry another client rolled back
     "named at the older version",
   );
   const { warnings } = await pullAfterUnmarkedDeletion(a, path);
+  // Said as what happened: the entry went back to an older version, not dropped.
+  assert.match(
+    warnings[0].message,
+    /The datastore's index names config\/app\.yaml at an older version than the one this cache synced/,
+  );
+  assert.match(warnings[0].message, /rolled its entry back/);
+  assert.doesNotMatch(warnings[0].message, /no longer names/);
   assert.match(warnings[0].message, /`sluice push config\/app\.yaml`/);
+  assert.match(warnings[0].message, /`sluice pull --restore-deleted`/);
   assert.deepEqual((await a.pushChanged()).deleted, [], "a push of everything pending");
   assert.equal(store.peekText(path), "two\n", "the object kept");
   // A push of its name deletes it everywhere.
@@ -67,4 +77,22 @@ Deno.test("a file deleted here whose entry another client rolled back is taken b
   const b = await clone(store, "b");
   assert.deepEqual((await b.pullChanged()).uncommitted, []);
   assert.equal(await Deno.readTextFile(`${b.cacheDir}/${path}`), "two\n");
+});
+
+Deno.test("one pull's dropped and rolled-back deletions here are told apart, one index_entry_dropped warning each", () => {
+  const said: WarningEvent[] = [];
+  const events = createEmitter();
+  events.on("warning", (w) => said.push(w));
+  warnDroppedHere(events, ["notes/dropped.md", "config/back.yaml"], ["config/back.yaml"]);
+  assert.deepEqual(said.map((w) => [w.code, w.path]), [
+    ["index_entry_dropped", "notes/dropped.md"],
+    ["index_entry_dropped", "config/back.yaml"],
+  ]);
+  assert.match(said[0].message, /^The datastore's index no longer names notes\/dropped\.md,/);
+  assert.doesNotMatch(said[0].message, /back\.yaml/);
+  assert.match(
+    said[1].message,
+    /^The datastore's index names config\/back\.yaml at an older version/,
+  );
+  for (const w of said) assert.match(w.message, /`sluice pull --restore-deleted`/);
 });
