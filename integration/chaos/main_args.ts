@@ -26,12 +26,12 @@ export interface ChaosArgs {
   readonly trace: boolean;
   /** Failing seeds to shrink and print in full. */
   readonly report: number;
-  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x`, `--skew-share x`, `--index-first-share x`, `--foreign-share x`, `--vanish-share x`, `--rewrite-share x`, `--blind-share x`, `--unwritten-share x`, `--streamed-share x`, `--parallel-share x`, `--structural-share x`, `--shared-cache-share x`, `--copy-share x`, `--etag-share x`, `--checked-delete-share x`, `--own-lost-share x`, `--lockless-share x`, `--torn-log-share x`, `--damaged-log-share x`, `--damaged-open-share x`, `--save-crash-share x`, `--log-fail-share x`, `--reused-lock-share x`, `--own-withdrawn-share x`, `--set-aside-flaky-share x`, `--old-window-share x`, `--blip-share x`, `--theirs-shape-share x`, `--dropped-deletion-share x`, `--theirs-blocked-share x`, `--theirs-under-share x` `--put-back-lost-share x` `--lockfile-race-share x` `--lost-marker-window-share x`, `--under-marker-share x`, `--take-back-blip-share x`, `--put-back-answer-share x`, `--save-gap-share x`, `--dropped-edit-share x`, `--rollback-past-share x`, `--lost-race-share x`, `--shard-cut-share x`, `--checked-window-share x`, `--republished-share x`, `--marker-taken-back-share x`, `--cut-take-back-share x`, `--marker-gap-share x` and `--cut-push-share x` (default: the defaults). */
+  /** How histories are drawn: `--weights kind=n,…`, `--stall-share x`, `--old-share x`, `--reshape-share x`, `--skew-share x`, `--index-first-share x`, `--foreign-share x`, `--vanish-share x`, `--rewrite-share x`, `--blind-share x`, `--unwritten-share x`, `--streamed-share x`, `--parallel-share x`, `--structural-share x`, `--shared-cache-share x`, `--copy-share x`, `--etag-share x`, `--checked-delete-share x`, `--own-lost-share x`, `--lockless-share x`, `--torn-log-share x`, `--damaged-log-share x`, `--damaged-open-share x`, `--save-crash-share x`, `--log-fail-share x`, `--reused-lock-share x`, `--own-withdrawn-share x`, `--set-aside-flaky-share x`, `--old-window-share x`, `--blip-share x`, `--theirs-shape-share x`, `--dropped-deletion-share x`, `--theirs-blocked-share x`, `--theirs-under-share x` `--put-back-lost-share x` `--lockfile-race-share x` `--lost-marker-window-share x`, `--under-marker-share x`, `--take-back-blip-share x`, `--put-back-answer-share x`, `--save-gap-share x`, `--dropped-edit-share x`, `--rollback-past-share x`, `--lost-race-share x`, `--shard-cut-share x`, `--checked-window-share x`, `--republished-share x`, `--marker-taken-back-share x`, `--cut-take-back-share x`, `--marker-gap-share x`, `--cut-push-share x`, `--marker-race-share x` and `--core-share x` (default: the defaults). */
   readonly generate: GenerateOptions;
 }
 
 export const USAGE =
-  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--blind-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--parallel-share 0..1] [--structural-share 0..1] [--shared-cache-share 0..1] [--copy-share 0..1] [--etag-share 0..1] [--checked-delete-share 0..1] [--own-lost-share 0..1] [--lockless-share 0..1] [--torn-log-share 0..1] [--damaged-log-share 0..1] [--damaged-open-share 0..1] [--save-crash-share 0..1] [--log-fail-share 0..1] [--reused-lock-share 0..1] [--own-withdrawn-share 0..1] [--set-aside-flaky-share 0..1] [--old-window-share 0..1] [--blip-share 0..1] [--theirs-shape-share 0..1] [--dropped-deletion-share 0..1] [--theirs-blocked-share 0..1] [--theirs-under-share 0..1] [--put-back-lost-share 0..1] [--lockfile-race-share 0..1] [--lost-marker-window-share 0..1] [--under-marker-share 0..1] [--take-back-blip-share 0..1] [--put-back-answer-share 0..1] [--save-gap-share 0..1] [--dropped-edit-share 0..1] [--rollback-past-share 0..1] [--lost-race-share 0..1] [--shard-cut-share 0..1] [--checked-window-share 0..1] [--republished-share 0..1] [--marker-taken-back-share 0..1] [--cut-take-back-share 0..1] [--marker-gap-share 0..1] [--cut-push-share 0..1]";
+  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--blind-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--parallel-share 0..1] [--structural-share 0..1] [--shared-cache-share 0..1] [--copy-share 0..1] [--etag-share 0..1] [--checked-delete-share 0..1] [--own-lost-share 0..1] [--lockless-share 0..1] [--torn-log-share 0..1] [--damaged-log-share 0..1] [--damaged-open-share 0..1] [--save-crash-share 0..1] [--log-fail-share 0..1] [--reused-lock-share 0..1] [--own-withdrawn-share 0..1] [--set-aside-flaky-share 0..1] [--old-window-share 0..1] [--blip-share 0..1] [--theirs-shape-share 0..1] [--dropped-deletion-share 0..1] [--theirs-blocked-share 0..1] [--theirs-under-share 0..1] [--put-back-lost-share 0..1] [--lockfile-race-share 0..1] [--lost-marker-window-share 0..1] [--under-marker-share 0..1] [--take-back-blip-share 0..1] [--put-back-answer-share 0..1] [--save-gap-share 0..1] [--dropped-edit-share 0..1] [--rollback-past-share 0..1] [--lost-race-share 0..1] [--shard-cut-share 0..1] [--checked-window-share 0..1] [--republished-share 0..1] [--marker-taken-back-share 0..1] [--cut-take-back-share 0..1] [--marker-gap-share 0..1] [--cut-push-share 0..1] [--marker-race-share 0..1] [--core-share 0..1]";
 
 /** Parses `deno task chaos` arguments; throws a plain Error with the usage on a bad one. */
 export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
@@ -182,6 +182,8 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
       case "--cut-take-back-share":
       case "--marker-gap-share":
       case "--cut-push-share":
+      case "--marker-race-share":
+      case "--core-share":
       case "--checked-delete-share": {
         const v = value();
         const n = Number(v);
@@ -286,6 +288,10 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
           ? "markerGapShare"
           : flag === "--cut-push-share"
           ? "cutPushShare"
+          : flag === "--marker-race-share"
+          ? "markerRaceShare"
+          : flag === "--core-share"
+          ? "coreShare"
           : "reshapeShare";
         out.generate = { ...out.generate, [key]: n };
         break;

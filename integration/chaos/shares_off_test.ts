@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { INSERTS_OFF, LATEST_OFF, STALL_OTHERS_OFF } from "./shares_off.ts";
+import { parseChaosArgs, USAGE } from "./main_args.ts";
 
 /** The share options `GenerateOptions` declares, read from its source. */
 async function declaredShares(): Promise<Set<string>> {
@@ -16,5 +17,14 @@ Deno.test("the lists of shares tests turn off name only shares the history gener
       assert.equal(value, 0, `${name}.${key} is off`);
       assert.ok(declared.has(key), `${name}.${key} is a share GenerateOptions declares`);
     }
+  }
+});
+
+Deno.test("every share the history generator declares has its flag on the chaos command line, named in the usage", async () => {
+  const kebab = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  for (const key of await declaredShares()) {
+    const flag = kebab(key);
+    assert.deepEqual(parseChaosArgs([flag, "0.5"]).generate, { [key]: 0.5 }, flag);
+    assert.ok(USAGE.includes(`[${flag} 0..1]`), `${flag} in the usage`);
   }
 });
