@@ -24,7 +24,16 @@
  * kernel): the same work moved to the runtime's threads still needs a core,
  * and each asynchronous call adds its own cost (1,000-file pulls there that
  * turned asynchronous took 1.23 times a bare loop's CPU, against 1.04 for
- * those kept synchronous). A run (a pull) starts over with
+ * those kept synchronous). Nor is a wait for a core: on a loaded machine a
+ * write on tmpfs may take a millisecond, most of it with its thread ready to
+ * run and no core free, and the CPU time does not show that. Before it turns,
+ * `"auto"` therefore confirms: the next {@link MetadataPaceOptions.minWrites}
+ * writes are timed against the main thread's own time running and waiting
+ * for a core (Linux's `/proc/thread-self/schedstat`), and it turns only if
+ * most of them still waited longer than `slowMs`; if not, it weighs a whole
+ * window again before it may confirm again. Reading that file costs more
+ * than a `getrusage`, so only those writes read it; where it cannot be read,
+ * it turns as before, on the CPU time alone. A run (a pull) starts over with
  * {@link MetadataPace.reset}.
  * Both ways make the same checks: only the calls differ.
  *
@@ -60,12 +69,38 @@ export interface MetadataPaceOptions {
    * without it.
    */
   readonly cpu?: () => number;
+  /**
+   * The main thread's time so far on a core and ready but waiting for one,
+   * in ms; `undefined` where it cannot be known. Read only by the writes that
+   * confirm a turn. Default: from `/proc/thread-self/schedstat` with the
+   * default {@link now}; none (turn without confirming) when `now` is given
+   * without it.
+   */
+  readonly held?: () => number | undefined;
 }
 
 /** This process's CPU time so far, in ms (one `getrusage` call). */
 function processCpuMs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
+}
+
+/**
+ * The main thread's time running and waiting for a core, in ms, from the
+ * first two fields of `/proc/thread-self/schedstat` (ns); `undefined` where
+ * that file cannot be read (not Linux, no read permission).
+ */
+export function mainThreadHeldMs(): number | undefined {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync("/proc/thread-self/schedstat");
+  } catch {
+    return undefined;
+  }
+  const [running, waiting] = text.split(" ", 2).map(Number);
+  return Number.isFinite(running) && Number.isFinite(waiting)
+    ? (running + waiting) / 1e6
+    : undefined;
 }
 
 /**
@@ -86,6 +121,11 @@ export class MetadataPace {
   readonly #minWrites: number;
   readonly #now: () => number;
   readonly #cpu: (() => number) | undefined;
+  #held: (() => number | undefined) | undefined;
+  /** Writes left to confirm a turn with; 0 when not confirming. */
+  #confirming = 0;
+  /** Writes weighed before the rule may fire: a whole window after a turn not confirmed. */
+  #needed: number;
   /** Whether each of the last `window` writes was slow (a ring once full). */
   #recent: boolean[] = [];
   #oldest = 0;
@@ -99,6 +139,8 @@ export class MetadataPace {
     this.#minWrites = Math.max(1, options.minWrites ?? 8);
     this.#now = options.now ?? (() => performance.now());
     this.#cpu = options.cpu ?? (options.now ? undefined : processCpuMs);
+    this.#held = options.held ?? (options.now ? undefined : mainThreadHeldMs);
+    this.#needed = this.#minWrites;
   }
 
   /** True when the next write should use asynchronous calls. */
@@ -113,6 +155,7 @@ export class MetadataPace {
    * `slowMs`: one that did not cannot have waited longer.
    */
   timed<T>(write: () => T): T {
+    if (this.#confirming > 0) return this.#confirm(write);
     const cpu = this.#cpu;
     const start = this.#now();
     const cpuStart = cpu ? cpu() : 0;
@@ -124,7 +167,44 @@ export class MetadataPace {
     }
   }
 
+  /** One write of a confirmation: its time less the thread's time running or waiting for a core. */
+  #confirm<T>(write: () => T): T {
+    const held = this.#held!;
+    const start = this.#now();
+    const heldStart = held();
+    try {
+      return write();
+    } finally {
+      const took = this.#now() - start;
+      const heldEnd = heldStart === undefined ? undefined : held();
+      if (heldStart === undefined || heldEnd === undefined) {
+        // Not known after all: turn as without confirming.
+        this.#held = undefined;
+        this.#confirming = 0;
+        this.#turned = true;
+      } else {
+        this.#confirming--;
+        this.#push(took - (heldEnd - heldStart) > this.#slowMs);
+        if (this.#confirming === 0) {
+          if (this.#slowInWindow * 2 > this.#recent.length) this.#turned = true;
+          else this.#clear(this.#window);
+        }
+      }
+    }
+  }
+
   #note(slow: boolean): void {
+    this.#push(slow);
+    const weighed = this.#recent.length;
+    if (weighed < this.#needed || this.#slowInWindow * 2 <= weighed) return;
+    if (this.#held === undefined) this.#turned = true;
+    else {
+      this.#clear(this.#needed);
+      this.#confirming = this.#minWrites;
+    }
+  }
+
+  #push(slow: boolean): void {
     if (this.#recent.length < this.#window) this.#recent.push(slow);
     else {
       if (this.#recent[this.#oldest]) this.#slowInWindow--;
@@ -132,15 +212,20 @@ export class MetadataPace {
       this.#oldest = (this.#oldest + 1) % this.#window;
     }
     if (slow) this.#slowInWindow++;
-    const weighed = this.#recent.length;
-    if (weighed >= this.#minWrites && this.#slowInWindow * 2 > weighed) this.#turned = true;
+  }
+
+  /** Forgets the writes weighed; `needed` of them must be weighed before the rule fires again. */
+  #clear(needed: number): void {
+    this.#recent = [];
+    this.#oldest = 0;
+    this.#slowInWindow = 0;
+    this.#needed = needed;
   }
 
   /** Starts a new run: synchronous again under `"auto"`. */
   reset(): void {
-    this.#recent = [];
-    this.#oldest = 0;
-    this.#slowInWindow = 0;
+    this.#clear(this.#minWrites);
+    this.#confirming = 0;
     this.#turned = false;
   }
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MetadataPace } from "./metadata_pace.ts";
+import { mainThreadHeldMs, MetadataPace } from "./metadata_pace.ts";
 
 /** A clock that a write moves on by `ms`. */
 function steppedClock() {
@@ -104,4 +104,63 @@ Deno.test("the CPU time is read once for a write that took no longer than slowMs
   assert.equal(pace.async, false, "1.9 of its 2 ms on the CPU: not slow");
   pace.timed(() => (clock.advance(2), cpu += 0.1));
   assert.equal(pace.async, true, "1.9 ms waited");
+});
+
+Deno.test("a turn is confirmed first where the thread's time running and waiting for a core is known: writes that waited for a core do not turn it", () => {
+  const clock = steppedClock();
+  let held = 0;
+  let heldReads = 0;
+  const pace = new MetadataPace({ now: clock.now, cpu: () => 0, held: () => (heldReads++, held) });
+  // 2 ms each, 1.95 of them ready to run with no core free (a loaded machine, a fast filesystem).
+  const queued = () => (clock.advance(2), held += 1.95);
+  for (let i = 0; i < 8; i++) pace.timed(queued);
+  assert.equal(pace.async, false, "8 slow writes by the CPU time: not turned before confirming");
+  assert.equal(heldReads, 0, "the cheap writes do not read the thread's time");
+  for (let i = 0; i < 8; i++) pace.timed(queued);
+  assert.equal(heldReads, 16, "8 confirming writes, read at start and end");
+  assert.equal(pace.async, false, "0.05 ms waited each: not confirmed");
+  for (let i = 0; i < 31; i++) pace.timed(queued);
+  assert.equal(
+    heldReads,
+    16,
+    "after a turn not confirmed, a whole window is weighed before confirming again",
+  );
+  pace.timed(queued);
+  for (let i = 0; i < 8; i++) pace.timed(queued);
+  assert.equal(heldReads, 32, "a full window of slow writes: confirmed again");
+  assert.equal(pace.async, false);
+});
+
+Deno.test("a turn confirmed by writes that waited on the filesystem turns it, after the confirming writes and not before", () => {
+  const clock = steppedClock();
+  let held = 0;
+  const pace = new MetadataPace({ now: clock.now, cpu: () => 0, held: () => held });
+  // 2 ms each, 0.1 of them running or ready to run (a network mount answering).
+  const waiting = () => (clock.advance(2), held += 0.1);
+  for (let i = 0; i < 8 + 7; i++) pace.timed(waiting);
+  assert.equal(pace.async, false, "7 of the 8 confirming writes");
+  pace.timed(waiting);
+  assert.equal(pace.async, true, "confirmed: 8 slow of 8");
+  pace.reset();
+  assert.equal(pace.async, false, "a new run starts synchronous");
+});
+
+Deno.test("where the thread's time cannot be read, the turn is not held back", () => {
+  const clock = steppedClock();
+  const pace = new MetadataPace({ now: clock.now, cpu: () => 0, held: () => undefined });
+  for (let i = 0; i < 8; i++) pace.timed(() => clock.advance(2));
+  assert.equal(pace.async, false);
+  pace.timed(() => clock.advance(2));
+  assert.equal(pace.async, true, "the first confirming write finds no time to read and turns it");
+});
+
+Deno.test("mainThreadHeldMs reads this thread's time on Linux and grows with work", () => {
+  const first = mainThreadHeldMs();
+  if (Deno.build.os !== "linux") return assert.equal(first, undefined);
+  assert.ok(first !== undefined && first > 0);
+  let x = 0;
+  for (let i = 0; i < 2_000_000; i++) x += i % 7;
+  assert.ok(x > 0);
+  const second = mainThreadHeldMs();
+  assert.ok(second !== undefined && second > first, `${second} > ${first}`);
 });
