@@ -28,7 +28,8 @@
  * (as the plan tells) is refused before its push instead
  * (`version_under_marker`, `sync/version_marker.ts`,
  * `sync/service/resolve_marker_hold.ts`): held here, it would leave the
- * conflict gone and the deletion waiting.
+ * conflict gone and the deletion waiting. Both hold by one rule
+ * (`sync/version_marker_hold.ts`), each over its own looks.
  *
  * So does a file no index names any more: its deletion takes nothing from a
  * reader the marker points at. That is a withdrawal of this cache's own
@@ -44,11 +45,11 @@ import type { PlanEntry, PushContext } from "../sync/context.ts";
 import type { Middleware, MiddlewareEntry } from "../sync/pipeline.ts";
 import { markerBeside, VERSION_UNDER_MARKER } from "../sync/version_marker.ts";
 import { parentOf } from "../sync/paths.ts";
+import { markerVerdicts } from "../sync/version_marker_hold.ts";
 import {
   committedMarkerReason,
-  committedNames,
   lazyIndex,
-  markerHere,
+  pushMarkerLooks,
   stillPublished,
   underMarkerReason,
   unnamedIn,
@@ -71,26 +72,23 @@ export { committedMarkerReason, underMarkerReason };
  */
 export function versionUnderMarker(): Middleware<PushContext> {
   return async function versionUnderMarkerGate(ctx, next) {
-    // The marker of each data name, read once: what it names here now.
-    const named = new Map<string, string | null>();
+    // The rule `resolve --mine` looks at too, over this push: each marker
+    // read once, as it is here now.
     const index = lazyIndex(ctx);
     const unnamed = unnamedIn(ctx, index);
-    const committed = committedNames(ctx, index);
+    const verdict = markerVerdicts(pushMarkerLooks(ctx, index));
     const watched: { e: PlanEntry; reason: string }[] = [];
     for (const e of ctx.plan) {
       if (e.action !== "delete" || e.class !== "data-version") continue;
       const { marker, n } = markerBeside(e.path);
-      if (!named.has(marker)) named.set(marker, await markerHere(ctx, marker));
-      const here = named.get(marker) ?? null;
-      if (here === n) {
+      const v = await verdict(marker, n);
+      if (v.kind === "free") continue;
+      if (v.kind === "here") {
         hold(ctx, e, underMarkerReason(marker, n), await unnamed(e.path));
         continue;
       }
-      if (here === null) continue;
-      const by = await committed(marker, n);
-      if (by === "free") continue;
-      const reason = committedMarkerReason(marker, n, here);
-      if (by === "held") hold(ctx, e, reason, await unnamed(e.path));
+      const reason = committedMarkerReason(marker, n, v.here);
+      if (v.kind === "committed") hold(ctx, e, reason, await unnamed(e.path));
       else watched.push({ e, reason });
     }
     // Let through as the marker here is published in its place: looked at

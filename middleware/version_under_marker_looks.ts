@@ -1,10 +1,10 @@
 /**
  * What version-under-marker (`version_under_marker.ts`) looks at before it
- * holds a deletion: the marker here, the datastore's index read once, the
- * committed marker and whether this push publishes the marker here in its
- * place, whether a let-through deletion's marker is still published once
- * the uploads are made, and whether any index names the file; and the
- * reasons it gives.
+ * holds a deletion: the datastore's index read once, the looks of the rule
+ * it shares with `resolve --mine` (`sync/version_marker_hold.ts`) over this
+ * push, whether a let-through deletion's marker is still published once the
+ * uploads are made, and whether any index names the file; and the reasons
+ * it gives.
  *
  * @module
  */
@@ -12,7 +12,7 @@ import type { PlanEntry, PushContext } from "../sync/context.ts";
 import { shellWord } from "../sync/shell_word.ts";
 import { readIndex, unlistedEntry } from "../sync/transfer/remote_index.ts";
 import { readWriterId, WRITER_METADATA } from "../sync/transfer/writer_id.ts";
-import { sha256Hex } from "../sync/hash.ts";
+import type { MarkerLooks } from "../sync/version_marker_hold.ts";
 import { isInternalPath, parentOf } from "../sync/paths.ts";
 import { listedAfterPush, namedDir } from "./marker_stranded.ts";
 
@@ -36,16 +36,6 @@ export function committedMarkerReason(marker: string, n: string, here: string): 
   } ${shellWord(marker)}\`)`;
 }
 
-/**
- * The text of the marker here (trimmed; empty where it is too long to be a
- * version number), or null where there is none (removed here too).
- */
-export async function markerHere(ctx: PushContext, marker: string): Promise<string | null> {
-  const bytes = await ctx.cache.read(marker).catch(() => null);
-  if (!bytes) return null;
-  return bytes.length <= 64 ? new TextDecoder().decode(bytes).trim() : "";
-}
-
 /** The datastore's index, read once per push and only when a look asks. */
 export function lazyIndex(ctx: PushContext): () => ReturnType<typeof readIndex> {
   let index: ReturnType<typeof readIndex> | undefined;
@@ -53,35 +43,35 @@ export function lazyIndex(ctx: PushContext): () => ReturnType<typeof readIndex> 
 }
 
 /**
- * Whether a deletion of version `n` under `marker`, which the marker here
- * does not name, is held all the same (`held`): the committed marker names
- * `n` (the one this cache synced, which a put-back of its own upload
- * restores, or the one the datastore's index names, an index that cannot
- * be read counting as naming it), and this push cannot
- * publish the marker here in its place (see `publishable`, which holds it
- * when its look fails). `watch`: it names `n`, and the marker here is
- * published as far as the plan tells (looked at again before the commit:
- * `stillPublished`); `free`: it names another version.
+ * What the rule of `sync/version_marker_hold.ts` looks at, over this push:
+ * the marker here (none where it cannot be read), the hash this cache
+ * synced it at, the one the datastore's index lists (`index`: one that
+ * cannot be read cannot tell, and counts as naming the version), whether
+ * the push writes the marker (planned as a put), the files held here under
+ * a version's directory (none listed where they cannot be), a file
+ * published already or written by this push, and a version the index lists
+ * once the push's take-backs are made (a version this cache's own uploads
+ * alone list, deleted here, is not: see `listedAfterPush`; a look that
+ * fails holds it).
  */
-export function committedNames(
+export function pushMarkerLooks(
   ctx: PushContext,
   index: () => ReturnType<typeof readIndex>,
-): (marker: string, n: string) => Promise<"held" | "watch" | "free"> {
-  const can = new Map<string, Promise<boolean>>();
-  return async (marker, n) => {
-    const enc = new TextEncoder();
-    const hashes = await Promise.all([n, `${n}\n`].map((t) => sha256Hex(enc.encode(t))));
-    const names = (h: string | undefined) => h !== undefined && hashes.includes(h);
-    // An index that cannot be read may name `n` (another writer moved the
-    // marker onto it since this cache synced it): taken as naming it, as
-    // `unnamedIn` does, so that the deletion is never let through on a
-    // failed look while its own request and the commit may go through.
-    if (
-      !names(ctx.state.synced(marker)?.hash) &&
-      !(await index().then((got) => names(got?.entries[marker]?.h), () => true))
-    ) return "free";
-    if (!can.has(marker)) can.set(marker, publishable(ctx, marker).catch(() => false));
-    return await can.get(marker) ? "watch" : "held";
+): MarkerLooks {
+  let puts: Set<string> | undefined;
+  return {
+    rules: ctx.config.classifierRules,
+    markerBytes: (marker) => ctx.cache.read(marker).catch(() => null),
+    syncedHash: (marker) => ctx.state.synced(marker)?.hash,
+    indexedHash: (marker) => index().then((got) => got?.entries[marker]?.h, () => null),
+    writesMarker: (marker) =>
+      Promise.resolve(ctx.plan.find((e) => e.path === marker)?.action === "put"),
+    filesUnder: (dir) => ctx.cache.listFiles(dir).catch(() => null),
+    published: (path) => {
+      puts ??= new Set(ctx.plan.filter((e) => e.action === "put").map((e) => e.path));
+      return puts.has(path) || ctx.state.synced(path) !== undefined;
+    },
+    indexLists: (dir) => listedAfterPush(ctx, dir).then((got) => got === "listed", () => false),
   };
 }
 
@@ -108,29 +98,6 @@ export async function stillPublished(ctx: PushContext, e: PlanEntry): Promise<bo
   } catch {
     return false;
   }
-}
-
-/**
- * Whether this push can publish the marker here: it writes the marker
- * (planned), the marker names a version (a number), and that version is
- * one a reader can follow once the push is done: its files here each
- * published already or written by this push, or, none held here, listed by
- * the datastore's index once the push's take-backs are made (a version
- * this cache's own uploads alone list, deleted here, is not: see
- * `listedAfterPush`). Otherwise marker-after-version holds it, and the
- * datastore's marker stays the committed one (or is put back to it).
- */
-async function publishable(ctx: PushContext, marker: string): Promise<boolean> {
-  if (ctx.plan.find((e) => e.path === marker)?.action !== "put") return false;
-  const body = await ctx.cache.read(marker);
-  const dir = body ? namedDir(marker, body) : undefined;
-  if (dir === undefined) return false;
-  const held = await ctx.cache.listFiles(dir);
-  const files = held.filter((f) => !isInternalPath(f, ctx.config.classifierRules));
-  if (held.length > 0 && files.length === 0) return true;
-  if (files.length === 0) return await listedAfterPush(ctx, dir) === "listed";
-  const puts = new Set(ctx.plan.filter((e) => e.action === "put").map((e) => e.path));
-  return files.every((f) => puts.has(f) || ctx.state.synced(f) !== undefined);
 }
 
 /**

@@ -1,19 +1,19 @@
 /**
  * What version-under-marker looks at, each look alone over a mock push
- * context: the reasons, the marker here, the index read once, the committed
- * marker, a let-through deletion's marker once the uploads are made, and
- * whether any index names a file.
+ * context: the reasons, the index read once, the looks of the shared rule
+ * (and its verdicts over them), a let-through deletion's marker once the
+ * uploads are made, and whether any index names a file.
  */
 import assert from "node:assert/strict";
 import { InMemoryStore, mockPushContext, planEntry } from "../packages/testing/mod.ts";
 import { PutModes } from "../sync/ports.ts";
 import { sha256Hex } from "../sync/hash.ts";
 import { updateIndex } from "../sync/transfer/remote_index.ts";
+import { markerVerdicts } from "../sync/version_marker_hold.ts";
 import {
   committedMarkerReason,
-  committedNames,
   lazyIndex,
-  markerHere,
+  pushMarkerLooks,
   stillPublished,
   underMarkerReason,
   unnamedIn,
@@ -42,13 +42,31 @@ Deno.test("underMarkerReason and committedMarkerReason name the marker, the vers
   assert.match(committedMarkerReason(MARKER, "10", ""), /it names no version\)/);
 });
 
-Deno.test("markerHere reads the marker trimmed, empty where too long, null where there is none", async () => {
-  const { ctx, cache } = await mockPushContext();
-  assert.equal(await markerHere(ctx, MARKER), null);
+Deno.test("pushMarkerLooks: the marker here (null where none), the index's hash (null where unreadable), written where planned as a put, files published where put or synced", async () => {
+  const store = new InMemoryStore();
+  await named(store, MARKER, "2");
+  const raw = `${DATA}/1/raw`;
+  const { ctx, cache, state } = await mockPushContext({
+    store,
+    plan: [planEntry(MARKER), planEntry(raw)],
+  });
+  const looks = pushMarkerLooks(ctx, lazyIndex(ctx));
+  assert.equal(await looks.markerBytes(MARKER), null);
   await cache.write(MARKER, enc("10\n"));
-  assert.equal(await markerHere(ctx, MARKER), "10");
-  await cache.write(MARKER, enc("1".repeat(65)));
-  assert.equal(await markerHere(ctx, MARKER), "");
+  assert.deepEqual(await looks.markerBytes(MARKER), enc("10\n"));
+  assert.equal(await looks.indexedHash(MARKER), await sha256Hex(enc("2")));
+  assert.equal(await looks.indexedHash(`${DATA}/other`), undefined);
+  const failed = pushMarkerLooks(ctx, () => Promise.reject(new Error("unreachable")));
+  assert.equal(await failed.indexedHash(MARKER), null, "an index that cannot be read cannot tell");
+  assert.equal(await looks.writesMarker(MARKER), true);
+  ctx.plan.find((e) => e.path === MARKER)!.action = "skip";
+  assert.equal(await looks.writesMarker(MARKER), false, "not planned as a put");
+  await cache.write(raw, enc("version 1"));
+  assert.deepEqual(await looks.filesUnder(`${DATA}/1`), [raw]);
+  assert.equal(looks.published(raw), true, "written by this push");
+  assert.equal(looks.published(`${DATA}/1/meta`), false);
+  state.setSynced(`${DATA}/1/meta`, { hash: "h", version: "v", size: 1 });
+  assert.equal(looks.published(`${DATA}/1/meta`), true, "synced");
 });
 
 Deno.test("lazyIndex reads the datastore's index only when asked, and once", async () => {
@@ -66,14 +84,14 @@ Deno.test("lazyIndex reads the datastore's index only when asked, and once", asy
   assert.equal(store.count("get"), reads, "read once");
 });
 
-Deno.test("committedNames: free where no committed marker names the version, held where the marker here is not published, watch where it is", async () => {
+Deno.test("markerVerdicts over pushMarkerLooks: free where no committed marker names the version, held where the marker here is not published, in-place where it is", async () => {
   const store = new InMemoryStore();
   await named(store, MARKER, "2");
   const held = await mockPushContext({ store });
   await held.cache.write(MARKER, enc("1"));
-  const look = committedNames(held.ctx, lazyIndex(held.ctx));
-  assert.equal(await look(MARKER, "3"), "free");
-  assert.equal(await look(MARKER, "2"), "held", "the marker here is not planned");
+  const look = markerVerdicts(pushMarkerLooks(held.ctx, lazyIndex(held.ctx)));
+  assert.equal((await look(MARKER, "3")).kind, "free");
+  assert.equal((await look(MARKER, "2")).kind, "committed", "the marker here is not planned");
   // The marker here planned, naming version 1, whose file this push writes.
   const watch = await mockPushContext({
     store,
@@ -81,11 +99,17 @@ Deno.test("committedNames: free where no committed marker names the version, hel
   });
   await watch.cache.write(MARKER, enc("1"));
   await watch.cache.write(`${DATA}/1/raw`, enc("version 1"));
-  assert.equal(await committedNames(watch.ctx, lazyIndex(watch.ctx))(MARKER, "2"), "watch");
+  const verdict = await markerVerdicts(pushMarkerLooks(watch.ctx, lazyIndex(watch.ctx)))(
+    MARKER,
+    "2",
+  );
+  assert.equal(verdict.kind, "in-place");
   // The committed marker this cache synced names it, the index naming none.
   const synced = await mockPushContext();
   synced.state.setSynced(MARKER, { hash: await sha256Hex(enc("4\n")), version: "v", size: 2 });
-  assert.equal(await committedNames(synced.ctx, lazyIndex(synced.ctx))(MARKER, "4"), "held");
+  await synced.cache.write(MARKER, enc("3"));
+  const got = await markerVerdicts(pushMarkerLooks(synced.ctx, lazyIndex(synced.ctx)))(MARKER, "4");
+  assert.deepEqual(got, { kind: "committed", marker: MARKER, n: "4", here: "3" });
 });
 
 Deno.test("stillPublished holds where the marker is not written, or a file of its version is neither synced nor still written", async () => {

@@ -4,6 +4,8 @@
  * here names it (the push gate `version-under-marker`). The gate holds such
  * a deletion back; a resolution that would publish one refuses it first
  * (`sync/service/resolve_refusals.ts`), since its push would hold it back.
+ * Both hold by the rule of `version_marker_hold.ts`, which also holds the
+ * deletion of a version the committed marker names.
  *
  * @module
  */

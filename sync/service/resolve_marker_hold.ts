@@ -5,15 +5,15 @@
  * so that it is refused instead (`version_under_marker`): held, the
  * deletion would wait with the conflict gone and no `--theirs` left to take.
  *
- * Two reasons hold it, as the gate's: the marker here names the version
- * (`sync/version_marker.ts`), or the committed marker does (the one this
+ * It holds by the gate's own rule (`sync/version_marker_hold.ts`): the
+ * marker here names the version, or the committed marker does (the one this
  * cache synced, or the one the datastore's index names) while the marker
- * here names another version that the resolution's push cannot publish in
- * its place. That push writes the marker only where it changed here since
- * this cache synced it (a marker beside a deletion goes with it), and the
- * gate lets it stand in for the committed one only where it names a version
- * whose files here are each published, or, none held here, one the index
- * lists. A marker removed here too holds nothing.
+ * here cannot be published in its place. Looked at over the service: the
+ * resolution's push writes the marker only where it changed here since this
+ * cache synced it (a marker beside a deletion goes with it); a file here is
+ * published where it is synced (that push writes no other); a version none
+ * of whose files are here, where the index lists it. A marker removed here
+ * too holds nothing.
  *
  * @module
  */
@@ -22,10 +22,9 @@ import type { SyncConfig } from "../context.ts";
 import type { LocalCache } from "../transfer/cache.ts";
 import type { SyncState } from "./state.ts";
 import { classifyPath } from "../path_class.ts";
-import { isInternalPath } from "../paths.ts";
-import { sha256Hex } from "../hash.ts";
 import { readIndexAround } from "../transfer/remote_index.ts";
-import { markerBeside, markerHolding } from "../version_marker.ts";
+import { markerBeside } from "../version_marker.ts";
+import { type MarkerLooks, markerVerdicts } from "../version_marker_hold.ts";
 
 /**
  * What holds a deletion back: the marker beside the version file and the
@@ -65,32 +64,30 @@ export function markerHoldReader(
   const rules = config.classifierRules ?? [];
   const near = (dir: string) =>
     readIndexAround(store, dir, config.retry, signal, config.concurrency);
+  const looks: MarkerLooks = {
+    rules,
+    markerBytes: (marker) => cache.read(marker).catch(() => null),
+    syncedHash: (marker) => state.synced(marker)?.hash,
+    indexedHash: async (marker) => (await near(marker))[marker]?.h,
+    // Changed here since it was synced: a marker this cache never synced,
+    // as it was synced, or that cannot be hashed is not pushed with it.
+    writesMarker: async (marker) => {
+      const synced = state.synced(marker);
+      if (!synced) return false;
+      const local = await cache.hashFile(marker).catch(() => null);
+      return local !== null && local.hash !== synced.hash;
+    },
+    filesUnder: (dir) => cache.listFiles(dir),
+    published: (path) => state.synced(path) !== undefined,
+    indexLists: async (dir) => Object.keys(await near(dir)).some((k) => k.startsWith(`${dir}/`)),
+  };
   return async (path) => {
-    const under = await markerHolding(cache, path, rules);
-    if (under) return under;
     if (classifyPath(path, rules) !== "data-version") return undefined;
     const { marker, n } = markerBeside(path);
-    const bytes = await cache.read(marker).catch(() => null);
-    if (!bytes) return undefined;
-    const here = bytes.length <= 64 ? new TextDecoder().decode(bytes).trim() : "";
-    const enc = new TextEncoder();
-    const hashes = await Promise.all([n, `${n}\n`].map((t) => sha256Hex(enc.encode(t))));
-    const names = (h: string | undefined) => h !== undefined && hashes.includes(h);
-    const synced = state.synced(marker);
-    if (!names(synced?.hash) && !names((await near(marker))[marker]?.h)) return undefined;
-    // Published in its place: written by the push (changed here since it
-    // was synced), naming a version a reader can follow once it is done.
-    if (!synced || (await cache.hashFile(marker).catch(() => null))?.hash === synced.hash) {
-      return { marker, n, here };
-    }
-    if (!/^[0-9]+$/.test(here)) return { marker, n, here };
-    const dir = `${marker.slice(0, marker.lastIndexOf("/"))}/${here}`;
-    const held = await cache.listFiles(dir);
-    const files = held.filter((f) => !isInternalPath(f, rules));
-    if (held.length > 0 && files.length === 0) return undefined;
-    const followed = files.length > 0
-      ? files.every((f) => state.synced(f) !== undefined)
-      : Object.keys(await near(dir)).some((k) => k.startsWith(`${dir}/`));
-    return followed ? undefined : { marker, n, here };
+    // Made for each look: the cache as it is now.
+    const v = await markerVerdicts(looks)(marker, n);
+    if (v.kind === "here") return { marker, n };
+    if (v.kind === "committed") return { marker, n, here: v.here };
+    return undefined;
   };
 }
