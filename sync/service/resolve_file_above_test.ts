@@ -114,3 +114,55 @@ Deno.test("resolve --mine of an edit deleted by hand, no file in its place: stil
   );
   assert.deepEqual(b.conflicts().map((c) => c.path), [UNDER]);
 });
+
+/**
+ * `a` pushed the directory's file; `b` held a copy of its own there that it
+ * never synced (a record a damaged manifest line lost, say), which its pull
+ * set aside for theirs; then `b` replaced the directory by a file of its
+ * name and pushed (held back, the file under it in conflict).
+ */
+async function fileOverSetAside() {
+  const store = new InMemoryStore();
+  const a = await clone(store, "a");
+  const b = await clone(store, "b");
+  await put(a, UNDER, "a's part");
+  await a.pushChanged();
+  await put(b, UNDER, "b's own copy", false);
+  const pulled = await b.pullChanged();
+  assert.deepEqual(pulled.conflicts, [UNDER], JSON.stringify(pulled));
+  const aside = b.conflicts()[0].mine?.location ?? "";
+  assert.notEqual(aside, UNDER, "b's copy is set aside");
+  assert.equal(await read(b, UNDER), "a's part", "theirs is taken");
+  await Deno.remove(`${b.cacheDir}/${DIR}`, { recursive: true });
+  await writeCacheFile(b.cacheDir, DIR, "b's file");
+  await b.markDirty({ relPath: DIR });
+  const held = await b.pushChanged();
+  assert.deepEqual(held.uploaded, [], "nothing of the file is published beside the directory");
+  const reason = held.skipped.find((s) => s.path === DIR)?.reason ?? "";
+  assert.match(reason, /--mine` deletes it on the datastore/, JSON.stringify(held));
+  return { store, a, b, aside };
+}
+
+Deno.test("resolve --mine of a copy a pull set aside, whose directory a file of its name replaced here since: theirs is deleted, the file published, the copy kept aside", async () => {
+  const { store, a, b, aside } = await fileOverSetAside();
+  const r = await b.resolveConflict(UNDER, "mine");
+  assert.equal(r.resolved, true, JSON.stringify(r));
+  assert.equal(r.deleted, true, "theirs under the directory is deleted on the datastore");
+  assert.deepEqual(b.conflicts(), []);
+  assert.equal(await read(b, DIR), "b's file", "this cache's shape stays");
+  assert.equal(await read(b, aside), "b's own copy", "the set-aside copy stays where it was");
+  assert.deepEqual(await named(store), [DIR]);
+  assert.deepEqual(store.keys("notes/"), [DIR]);
+  const pulled = await a.pullChanged();
+  assert.deepEqual([pulled.conflicts, pulled.blocked ?? []], [[], []], JSON.stringify(pulled));
+  assert.equal(await read(a, DIR), "b's file", "the peer takes the file");
+});
+
+Deno.test("resolve --theirs of that copy: the file here is set aside and theirs taken again", async () => {
+  const { store, b } = await fileOverSetAside();
+  const r = await b.resolveConflict(UNDER, "theirs");
+  assert.equal(r.resolved, true, JSON.stringify(r));
+  assert.equal(await read(b, UNDER), "a's part");
+  assert.equal(await read(b, r.setAside[0] ?? ""), "b's file", "the file here is kept aside");
+  assert.deepEqual(await named(store), [UNDER]);
+});
