@@ -277,3 +277,23 @@ Deno.test("chaos regression: a second pass refused into a held version puts back
     '{"seed":216500802,"clones":3,"indexFirst":true,"checkedDeletes":true,"ops":[{"id":0,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":3,"kind":"run","clone":2,"model":0,"data":1,"workMs":1000,"same":true},{"id":4,"kind":"tick","n":22,"pick":1743714085},{"id":5,"kind":"tick","n":33,"pick":1611145069},{"id":6,"kind":"sync","clone":0},{"id":8,"kind":"breakglass","model":0},{"id":9,"kind":"run","clone":1,"model":0,"data":1,"workMs":0,"same":true},{"id":11,"kind":"tick","n":18,"pick":1667720412},{"id":69,"kind":"wait","ms":2500},{"id":70,"kind":"tick","n":10,"pick":1978686873},{"id":75,"kind":"wait","ms":625},{"id":17,"kind":"tick","n":4,"pick":1180445715},{"id":18,"kind":"breakglass","model":0},{"id":42,"kind":"tick","n":10,"pick":127151956}]}',
   );
 });
+
+/**
+ * I13 (seed 225500073, `--checked-delete-share 1 --blind-share 1
+ * --vanish-share 1`, shrunk to 13 operations): c1 published
+ * notes/shared-0.md as a directory (part-73.md under it). A damaged line of
+ * c1's manifest log dropped its record of that file; c0 then edited it. c1's
+ * pull met its copy as one it never synced, differing from the datastore's:
+ * it set the copy aside and took c0's. c1's user then replaced the
+ * directory by a file of its name, which the push held back, naming
+ * `--mine` of the file under it as the way to delete theirs there and
+ * publish the file. That `--mine` tried to put the set-aside copy back under
+ * the file and failed with `unsafe_path`. It now keeps this cache's shape,
+ * as it does for a copy that was in place: theirs is deleted, the file
+ * published, and the copy stays in the set-aside area.
+ */
+Deno.test("chaos regression: --mine of a copy a pull set aside, its directory replaced here by a file since, deletes theirs and publishes the file (I13, seed 225500073)", async () => {
+  await clean(
+    '{"seed":225500073,"clones":3,"kinds":["api","core","core"],"skewMs":[0,0,-79834],"checkedDeletes":true,"ops":[{"id":70,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":73,"kind":"reshape","clone":1,"file":3,"how":"mark"},{"id":46,"kind":"sync","clone":1},{"id":1,"kind":"tick","n":22,"pick":1900177949},{"id":3,"kind":"sync","clone":0},{"id":4,"kind":"adopt","clone":0,"file":0},{"id":51,"kind":"edit","clone":1,"file":0,"how":"push"},{"id":53,"kind":"sync","clone":1},{"id":55,"kind":"damaged","clone":1,"file":0,"pick":1194699937},{"id":58,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":59,"kind":"tick","n":1,"pick":912921326},{"id":60,"kind":"sync","clone":1},{"id":66,"kind":"reshape","clone":1,"file":3,"how":"mark"}]}',
+  );
+});

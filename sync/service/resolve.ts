@@ -9,7 +9,9 @@
  *   only when the conflict recorded mine as one: a file recorded and gone
  *   since is refused (`not_found`), but where a file of this cache's own
  *   replaced its directory (this cache's shape: the deletion is published,
- *   and that file with it where nothing else synced is under it). A
+ *   and that file with it where nothing else synced is under it; so too
+ *   for a copy a pull set aside before that file replaced the directory,
+ *   the copy staying in the set-aside area). A
  *   deletion of a data version file whose `latest` marker here names its
  *   version is refused (`version_under_marker`): no push deletes it. So is
  *   one whose committed marker names it while the marker here, naming
@@ -295,8 +297,12 @@ export async function resolveConflict(
   if (rec.reason === REWRITTEN_WHY && rec.theirs) throw rewrittenVersion(rec, resolution);
   // Your copy gone with its directory, a file of that name made here in its
   // place (never synced, or changed since its record): mine is this cache's
-  // shape, the deletion of the path there with that file published.
-  const above = resolution === "mine" && rec.mine?.location === path && !cache.exists(path)
+  // shape, the deletion of the path there with that file published. So too
+  // where a pull had set your copy aside for theirs and the file replaced
+  // the directory since: there is no way back for the copy under the file,
+  // and the push's hold of the file names --mine as that deletion. The copy
+  // stays in the set-aside area.
+  const above = resolution === "mine" && rec.mine && !cache.exists(path)
     ? await ownFileAbove(deps, path)
     : undefined;
   if (
@@ -353,7 +359,7 @@ export async function resolveConflict(
       throw shapeClash(path, resolution, other, "published since this cache last pulled");
     }
   }
-  if (resolution === "mine") await restoreMine(deps, rec, setAside);
+  if (resolution === "mine" && above === undefined) await restoreMine(deps, rec, setAside);
   // The file above published with the deletion, where no other synced file
   // under its directory is left for that push to delete (else a push of its
   // name, as the push's hold of it says, is the user's to make).

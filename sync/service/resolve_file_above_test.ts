@@ -7,7 +7,10 @@
  * the directory is deleted on the datastore (conditional on the version
  * the conflict recorded) and the file here published in its place, so
  * that every clone ends with the file. `--theirs` takes the peer's file:
- * the file here in its way is set aside, never deleted.
+ * the file here in its way is set aside, never deleted. So too where the
+ * conflict was a pull's that set a copy here aside for theirs before the
+ * file replaced the directory: that copy stays in the set-aside area
+ * (chaos seed 225500073).
  */
 import assert from "node:assert/strict";
 import { readIndex } from "../transfer/remote_index.ts";
