@@ -104,9 +104,12 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
               (l) => shownLocation(s.service.cache, l),
             );
             // Set aside before (by the pull that met the conflict) and still
-            // there: a --theirs or --merged leaves it, and says where.
+            // there: a --theirs or --merged leaves it, and says where; so does
+            // a --mine that published a deletion (a file of this cache's
+            // replaced the copy's directory here since), not the copy.
             if (
-              r.resolved && resolution !== "mine" && mineAt !== undefined && mineAt !== rel &&
+              r.resolved && (resolution !== "mine" || r.deleted) && mineAt !== undefined &&
+              mineAt !== rel &&
               !r.setAside.includes(mineAt) && s.service.cache.exists(mineAt)
             ) {
               out.say(`Your copy stays set aside in ${shownLocation(s.service.cache, mineAt)}.`);
@@ -174,7 +177,7 @@ function cancelledAmong(
 const underIt = (paths: readonly string[], rel: string) =>
   paths.filter((p) => p.startsWith(`${rel}/`));
 
-/** The path of `fetched` that is a directory above `rel` (a file that replaced it). */
+/** The path of `fetched` (or uploaded) that is a directory above `rel` (a file that replaced it). */
 const fetchedAbove = (fetched: readonly string[], rel: string) =>
   fetched.find((p) => rel.startsWith(`${p}/`));
 
@@ -237,6 +240,10 @@ function say(
             ? `, and published the ${
               plural(underIt(r.push?.uploaded ?? [], rel).length, "file")
             } under ${rel}/ that replaced it here`
+            : fetchedAbove(r.push?.uploaded ?? [], rel) !== undefined
+            ? `, and published the file ${
+              fetchedAbove(r.push?.uploaded ?? [], rel)
+            } that replaced its directory here`
             : ""
         }.`
         : r.published === undefined

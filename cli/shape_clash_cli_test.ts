@@ -222,3 +222,31 @@ Deno.test("the status names the directory a resolve --theirs set aside, not 'not
     await w.cleanup();
   }
 });
+
+Deno.test("resolve --mine of a copy a pull set aside, its directory replaced here by a file since: says theirs was deleted, the file published, and where the copy stays", async () => {
+  const w = await world();
+  try {
+    const a = w.cache("a");
+    const b = w.cache("b");
+    await w.write(a, "foo/x", "a's part");
+    assert.equal((await sluice(["push", "--cache", a, "--store", w.url])).code, 0);
+    await w.write(b, "foo/x", "b's own copy, never synced");
+    const pulled = await sluice(["pull", "--cache", b, "--store", w.url]);
+    assert.equal(pulled.code, 3, pulled.out + pulled.err);
+    await Deno.remove(`${b}/foo`, { recursive: true });
+    await w.write(b, "foo", "b's file in the directory's place");
+    const r = await sluice(["resolve", "foo/x", "--mine", "--cache", b]);
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.match(
+      r.out,
+      /^Deleted foo\/x on \S+ \(your deletion\), and published the file foo that replaced its directory here\.$/m,
+    );
+    const aside = /^Your copy stays set aside in (\S+)\.$/m.exec(r.out);
+    assert.ok(aside, r.out);
+    assert.equal(await Deno.readTextFile(`${b}/${aside[1]}`), "b's own copy, never synced");
+    assert.equal((await sluice(["pull", "--cache", a])).code, 0);
+    assert.equal(await Deno.readTextFile(`${a}/foo`), "b's file in the directory's place");
+  } finally {
+    await w.cleanup();
+  }
+});
