@@ -88,7 +88,8 @@ function processCpuMs(): number {
 /**
  * The main thread's time running and waiting for a core, in ms, from the
  * first two fields of `/proc/thread-self/schedstat` (ns); `undefined` where
- * that file cannot be read (not Linux, no read permission).
+ * that file cannot be read (not Linux, or a process without all permissions:
+ * Deno asks for them to read `/proc`).
  */
 export function mainThreadHeldMs(): number | undefined {
   let text: string;
