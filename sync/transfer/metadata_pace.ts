@@ -32,8 +32,9 @@
  * for a core (Linux's `/proc/thread-self/schedstat`), and it turns only if
  * most of them still waited longer than `slowMs`; if not, it weighs a whole
  * window again before it may confirm again. Reading that file costs more
- * than a `getrusage`, so only those writes read it; where it cannot be read,
- * it turns as before, on the CPU time alone. A run (a pull) starts over with
+ * than a `getrusage`, so only those writes read it; where it cannot be read
+ * (Deno reads `/proc` only with all permissions: the command line has them,
+ * a host that grants fewer may not), it turns as before, on the CPU time alone. A run (a pull) starts over with
  * {@link MetadataPace.reset}.
  * Both ways make the same checks: only the calls differ.
  *
