@@ -26,13 +26,17 @@ async function conflicted(markerHere?: string) {
   return { store, run, cacheDir: a.cacheDir };
 }
 
-Deno.test("sluice resolve --mine of a deletion of a version its marker names is refused with version_under_marker, the conflict open; --theirs then takes theirs", async () => {
-  const { store, run, cacheDir } = await conflicted();
+/**
+ * `--mine` refused with `version_under_marker`, nothing changed (theirs on the
+ * datastore, the conflict listed), then `--theirs` taking theirs; the refusal's answer.
+ */
+async function refusedThenTheirs(
+  { store, run, cacheDir }: Awaited<ReturnType<typeof conflicted>>,
+): Promise<{ out: string; err: string }> {
   const r = await run(["resolve", RAW, "--mine"]);
   assert.equal(r.code, 1, `${r.out}\n${r.err}`);
   assert.match(r.err, /error\[version_under_marker\]/);
   assert.match(r.err, /Nothing was changed: the conflict stays open/);
-  assert.ok(r.err.includes(`sluice push ${MARKER}`), r.err);
   assert.ok(r.err.includes(`sluice resolve ${RAW} --theirs`), r.err);
   assert.equal(store.peekText(RAW), THEIRS);
   const status = await run(["status"]);
@@ -41,6 +45,13 @@ Deno.test("sluice resolve --mine of a deletion of a version its marker names is 
   const took = await run(["resolve", RAW, "--theirs"]);
   assert.equal(took.code, 0, `${took.out}\n${took.err}`);
   assert.equal(await Deno.readTextFile(`${cacheDir}/${RAW}`), THEIRS);
+  return r;
+}
+
+Deno.test("sluice resolve --mine of a deletion of a version its marker names is refused with version_under_marker, the conflict open; --theirs then takes theirs", async () => {
+  const { store, run, cacheDir } = await conflicted();
+  const r = await refusedThenTheirs({ store, run, cacheDir });
+  assert.ok(r.err.includes(`sluice push ${MARKER}`), r.err);
 });
 
 Deno.test("sluice resolve --mine of that deletion, the marker moved to another version and pushed first, deletes theirs", async () => {
@@ -57,16 +68,5 @@ Deno.test("sluice resolve --mine of that deletion, the marker moved to another v
 
 Deno.test("sluice resolve --mine of a deletion of the version the committed marker names, the marker here naming a version nowhere, is refused with version_under_marker, the conflict open", async () => {
   const { store, run, cacheDir } = await conflicted("7");
-  const r = await run(["resolve", RAW, "--mine"]);
-  assert.equal(r.code, 1, `${r.out}\n${r.err}`);
-  assert.match(r.err, /error\[version_under_marker\]/);
-  assert.match(r.err, /Nothing was changed: the conflict stays open/);
-  assert.ok(r.err.includes(`sluice resolve ${RAW} --theirs`), r.err);
-  assert.equal(store.peekText(RAW), THEIRS);
-  const status = await run(["status"]);
-  assert.equal(status.code, 3, `${status.out}\n${status.err}`);
-  assert.ok(`${status.out}${status.err}`.includes(RAW));
-  const took = await run(["resolve", RAW, "--theirs"]);
-  assert.equal(took.code, 0, `${took.out}\n${took.err}`);
-  assert.equal(await Deno.readTextFile(`${cacheDir}/${RAW}`), THEIRS);
+  await refusedThenTheirs({ store, run, cacheDir });
 });
