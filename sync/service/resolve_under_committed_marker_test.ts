@@ -10,11 +10,19 @@
  * version. A marker here naming one is published with the deletion.
  */
 import assert from "node:assert/strict";
-import type { InMemoryStore } from "../../packages/testing/mod.ts";
+import { InMemoryStore, peerPush } from "../../packages/testing/mod.ts";
 import { ResolveRefusedError } from "./resolve.ts";
 import { clone, put, read } from "./clone_kit.ts";
 import type { SyncService } from "./service.ts";
-import { deletedUnderMarker, MARKER, META, RAW, THEIRS } from "./resolve_under_marker_kit.ts";
+import {
+  DATA,
+  deletedUnderMarker,
+  MARKER,
+  META,
+  RAW,
+  THEIRS,
+  twoVersionsPublished,
+} from "./resolve_under_marker_kit.ts";
 
 /** Every object the store holds, with its bytes. */
 const contents = (store: InMemoryStore) => store.keys().map((k) => [k, store.peekText(k)] as const);
@@ -90,5 +98,26 @@ Deno.test("resolve --mine of that deletion, the marker here naming a published v
   assert.equal(r.deleted, true);
   assert.equal(store.peekText(RAW), undefined);
   assert.equal(store.peekText(MARKER), "1");
+  assert.deepEqual(a.conflicts(), []);
+});
+
+Deno.test("resolve --mine of that deletion, the marker here naming a published version but itself in conflict, is refused: no push writes a marker in conflict", async () => {
+  // The marker set to 1 here while another client moved it to a version 3
+  // of its own: the pull meets both the deletion and the marker as conflicts.
+  const store = new InMemoryStore();
+  const a = await twoVersionsPublished(store);
+  await Deno.remove(`${a.cacheDir}/${DATA}/2`, { recursive: true });
+  await put(a, MARKER, "1");
+  await a.markDirty({ relPaths: [RAW, META] });
+  await peerPush(store, { [RAW]: THEIRS, [`${DATA}/3/raw`]: "version 3", [MARKER]: "3" });
+  assert.deepEqual((await a.pullChanged()).conflicts, [RAW, MARKER]);
+  const message = await refused(store, a);
+  assert.ok(message.includes(`${MARKER} is itself in conflict`), message);
+  // The marker's conflict settled first (theirs, naming 3): the committed
+  // marker no longer names 2, and --mine deletes theirs.
+  assert.equal((await a.resolveConflict(MARKER, "theirs")).resolved, true);
+  const r = await a.resolveConflict(RAW, "mine");
+  assert.equal(r.resolved, true, JSON.stringify(r));
+  assert.equal(store.peekText(RAW), undefined, "theirs deleted");
   assert.deepEqual(a.conflicts(), []);
 });
