@@ -326,7 +326,7 @@ export async function resolveConflict(
   if (resolution === "mine" && rec.theirs && deletion && deps.markerHolding) {
     const held = await deps.markerHolding(path);
     if (held?.here !== undefined) {
-      throw deletionUnderCommittedMarker(rec, held.marker, held.n, held.here);
+      throw deletionUnderCommittedMarker(rec, held.marker, held.n, held.here, held.open);
     }
     if (held) throw deletionUnderMarker(rec, held.marker, held.n);
   }

@@ -10,7 +10,8 @@
  * cache synced, or the one the datastore's index names) while the marker
  * here cannot be published in its place. Looked at over the service: the
  * resolution's push writes the marker only where it changed here since this
- * cache synced it (a marker beside a deletion goes with it); a file here is
+ * cache synced it (a marker beside a deletion goes with it) and it is in no
+ * conflict of its own (a push leaves such a path out); a file here is
  * published where it is synced (that push writes no other); a version none
  * of whose files are here, where the index lists it. A marker removed here
  * too holds nothing.
@@ -30,12 +31,14 @@ import { type MarkerLooks, markerVerdicts } from "../version_marker_hold.ts";
  * What holds a deletion back: the marker beside the version file and the
  * version `n` it would delete; `here`, where the committed marker holds it,
  * is what the marker here names instead (trimmed; empty where it is too long
- * to be a version number).
+ * to be a version number); `open`, the marker is in conflict itself (no push
+ * writes it until that conflict is resolved).
  */
 export interface MarkerHold {
   readonly marker: string;
   readonly n: string;
   readonly here?: string;
+  readonly open?: true;
 }
 
 /**
@@ -70,10 +73,11 @@ export function markerHoldReader(
     syncedHash: (marker) => state.synced(marker)?.hash,
     indexedHash: async (marker) => (await near(marker))[marker]?.h,
     // Changed here since it was synced: a marker this cache never synced,
-    // as it was synced, or that cannot be hashed is not pushed with it.
+    // as it was synced, or that cannot be hashed is not pushed with it; nor
+    // one in conflict itself, which every push leaves out until resolved.
     writesMarker: async (marker) => {
       const synced = state.synced(marker);
-      if (!synced) return false;
+      if (!synced || state.conflicts.has(marker)) return false;
       const local = await cache.hashFile(marker).catch(() => null);
       return local !== null && local.hash !== synced.hash;
     },
@@ -87,7 +91,9 @@ export function markerHoldReader(
     // Made for each look: the cache as it is now.
     const v = await markerVerdicts(looks)(marker, n);
     if (v.kind === "here") return { marker, n };
-    if (v.kind === "committed") return { marker, n, here: v.here };
+    if (v.kind === "committed") {
+      return { marker, n, here: v.here, ...(state.conflicts.has(marker) ? { open: true } : {}) };
+    }
     return undefined;
   };
 }

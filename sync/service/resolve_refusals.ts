@@ -157,15 +157,21 @@ export function deletionUnderCommittedMarker(
   marker: string,
   n: string,
   here: string,
+  open = false,
 ): ResolveRefusedError {
   const p = shellWord(rec.path);
+  const m = shellWord(marker);
   const theirs = rec.theirs
     ? `theirs (${describeVersion(rec.theirs.version)})`
     : "the datastore's side";
   const names = /^[0-9]+$/.test(here) ? `names ${here}` : "names no version";
   return new ResolveRefusedError(
     "version_under_marker",
-    `resolve --mine of ${rec.path} would publish your deletion of it, but the datastore's \`latest\` marker (${marker}) names its version (${n}), and the marker here (it ${names}) would not be published in its place by the resolution's push (a marker is published only changed here and naming a version whose files are published); a data version is never deleted from the datastore while its marker names it: the push would leave the deletion out. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. To delete it there, set ${marker} here to a version whose files are published (push that version first where they are not), then run \`sluice resolve ${p} --mine\` again: its push publishes the marker with the deletion; to keep theirs, run \`sluice resolve ${p} --theirs\` (it is fetched back here).`,
+    `resolve --mine of ${rec.path} would publish your deletion of it, but the datastore's \`latest\` marker (${marker}) names its version (${n}), and the marker here (it ${names}) would not be published in its place by the resolution's push (a marker is published only changed here and naming a version whose files are published${
+      open
+        ? `; ${marker} is itself in conflict, which every push leaves out until \`sluice resolve ${m}\` settles it`
+        : ""
+    }); a data version is never deleted from the datastore while its marker names it: the push would leave the deletion out. Nothing was changed: the conflict stays open and ${theirs} stays on the datastore. To delete it there, set ${marker} here to a version whose files are published (push that version first where they are not), then run \`sluice resolve ${p} --mine\` again: its push publishes the marker with the deletion; to keep theirs, run \`sluice resolve ${p} --theirs\` (it is fetched back here).`,
   );
 }
 
