@@ -95,6 +95,14 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
                   : r.push?.skipped.find((x) => x.path === rel)?.reason ?? "not published yet",
               });
             }
+            // A file of this cache's that replaced the path's directory,
+            // pushed with the deletion and held back by that push: left
+            // behind, dirty, with the reason the push gave.
+            for (const x of r.push?.skipped ?? []) {
+              if (x.keepDirty && rel.startsWith(`${x.path}/`)) {
+                notTaken.push({ path: x.path, reason: x.reason });
+              }
+            }
             say(
               out,
               s.store.endpoint,
