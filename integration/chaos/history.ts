@@ -54,6 +54,7 @@ import { insertTakeBackFault } from "./moves_take_back.ts";
 import { markSaveGap } from "./moves_save_gap.ts";
 import { insertMarkerGap } from "./moves_marker_gap.ts";
 import { insertCutPush } from "./moves_cut_push.ts";
+import { insertSharedConflict } from "./moves_shared_conflict.ts";
 import {
   markBlinds,
   markParallel,
@@ -478,6 +479,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   insertMarkerGap(ops, clones, oldV1, own(0x6d6b6770), options.markerGapShare ?? 0.05);
   // From a generator of its own: the operations above stay as they were.
   insertCutPush(ops, kinds, own(0x63747073), options.cutPushShare ?? 0.05);
+  // From a generator of its own: the operations above stay as they were.
+  insertSharedConflict(ops, kinds, own(0x73686366), options.sharedConflictShare ?? 0.05);
   return {
     seed,
     clones,

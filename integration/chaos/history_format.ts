@@ -57,6 +57,12 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
           : ""
       }${
         op.named !== undefined ? ` (the index first names ${SHARED_FILES[op.named]} held: I7)` : ""
+      }${
+        op.second
+          ? ` (in a second process over its cache${
+            op.aimed ? ", right after its own process's next take-in of its conflict records" : ""
+          })`
+          : ""
       }`;
     case "migrate":
       return `${head} c${op.clone}${via(op.clone)}`;
@@ -92,7 +98,13 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
         op.back ? " (one back)" : ""
       }${op.how && op.how !== "push" ? ` (${op.how})` : ""}`;
     case "resolve":
-      return `${head} c${op.clone} conflict ${op.pick} --${op.how}`;
+      return `${head} c${op.clone} conflict ${op.pick} --${op.how}${
+        op.second
+          ? ` (in a second process over its cache${
+            op.aimed ? ", right after its own process's next take-in of its conflict records" : ""
+          })`
+          : ""
+      }`;
     case "config":
       return `${head} c${op.clone} config/settings-${op.file}.yaml`;
     case "lockfile":

@@ -108,6 +108,18 @@ export type CloneOp =
     readonly again?: { readonly op: number; readonly clone: number };
     /** With `named`: I7 looks at that one of {@link SHARED_FILES} before the pull. */
     readonly named?: number;
+    /**
+     * With `second`: run by a second process over the clone's cache (a
+     * service of its own, as a `sibling`'s), beside the clone's own commands
+     * (an API clone only; see {@link insertSharedConflict}).
+     */
+    readonly second?: true;
+    /**
+     * With `second`: run to its end right after the next take-in of the
+     * conflict records by the clone's own process (its next command's):
+     * between that command's read of the records and what it saves after.
+     */
+    readonly aimed?: true;
   }
   /** The move of a v1 bucket's index to v2 shards, under the global lock (once per history). */
   | { readonly id: number; readonly kind: "migrate"; readonly clone: number }
@@ -185,13 +197,19 @@ export type CloneOp =
     readonly back: boolean;
     readonly how?: "push" | "hand" | "revert";
   }
-  /** A clone resolves one of its conflicts (the `pick`-th, modulo their number), if it has any. */
+  /**
+   * A clone resolves one of its conflicts (the `pick`-th, modulo their
+   * number), if it has any; with `second`, in a second process over its
+   * cache, as a `sync`'s.
+   */
   | {
     readonly id: number;
     readonly kind: "resolve";
     readonly clone: number;
     readonly pick: number;
     readonly how: ResolveHow;
+    readonly second?: true;
+    readonly aimed?: true;
   }
   /**
    * A clone edits one of {@link SHARED_FILES} and pushes, told to adopt any

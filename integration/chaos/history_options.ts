@@ -123,6 +123,8 @@ export interface GenerateOptions {
   readonly markerGapShare?: number;
   /** Chance that a history with a clone driven through the API starts with a run's push cut off after its uploads, its second push refused while its look at those uploads fails, and a run of the same data (see {@link insertCutPush}); default 0.05. */
   readonly cutPushShare?: number;
+  /** Chance that a history with two clones or more, one driven through the API, starts with a conflict of a shared file there that the clone's own process and a second process over its cache resolve or pull at once, a newer version of theirs published (see {@link insertSharedConflict}); default 0.05. */
+  readonly sharedConflictShare?: number;
 }
 
 /**

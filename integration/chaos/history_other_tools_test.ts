@@ -98,6 +98,7 @@ const MOVE_SHARES = [
   "cutTakeBackShare",
   "markerGapShare",
   "cutPushShare",
+  "sharedConflictShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */

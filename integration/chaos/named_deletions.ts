@@ -55,6 +55,13 @@ export class NamedDeletions {
   readonly #pending = new Map<number, Map<string, (() => boolean) | undefined>>();
   /** `<clone>\0<path>`: copies its users removed here. */
   readonly #removed = new Set<string>();
+  /**
+   * `<clone>\0<path>`: marks by name a second process over the clone's
+   * cache left when it ended (its push left them), with whether each still
+   * stands: the clone's other processes carry them and the next process to
+   * open the cache pushes them (see {@link leftBehind}).
+   */
+  readonly #left = new Map<string, () => boolean>();
 
   /**
    * Clone `clone`'s user marked (or resolved) `paths` by name; `held`, for
@@ -82,6 +89,16 @@ export class NamedDeletions {
     }
   }
 
+  /**
+   * A second process over clone `clone`'s cache ended with its user's marks
+   * of `paths` left (its push kept them, a conflict there): each is the
+   * user's while `stands` says its mark is still in the journal, whichever
+   * of the clone's processes pushes it.
+   */
+  leftBehind(clone: number, paths: readonly string[], stands: (path: string) => boolean): void {
+    for (const p of paths) this.#left.set(`${clone}\0${p}`, () => stands(p));
+  }
+
   /** Clone `clone`'s user removed its copy at `path`. */
   removed(clone: number, path: string): void {
     this.#removed.add(`${clone}\0${path}`);
@@ -100,7 +117,7 @@ export class NamedDeletions {
       n;
       n = n.includes("/") ? n.slice(0, n.lastIndexOf("/")) : undefined
     ) {
-      if (pending?.has(n)) return undefined;
+      if (pending?.has(n) || this.#left.get(`${clone}\0${n}`)?.()) return undefined;
     }
     return `c${clone} deleted ${key} on the datastore, though its user removed the copy here by hand and no mark of the user's names it or a directory above it (a walk never deletes on the datastore)`;
   }

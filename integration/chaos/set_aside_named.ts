@@ -14,6 +14,7 @@
 import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "../../sync/service/conflicts.ts";
 import type { Violation } from "./truth_records.ts";
 import { findStateDir as stateDirOf, statePath } from "../../sync/transfer/cache.ts";
+import { parseRecords } from "../../sync/service/conflict_file.ts";
 
 const AREA = ".sluice/set-aside";
 
@@ -113,5 +114,23 @@ export class SetAsideWatch {
       });
     }
     return out;
+  }
+}
+
+/**
+ * The open conflict records of the cache at `cacheDir` as its file holds
+ * them (none when there is none or it cannot be read): what another
+ * process over the cache takes in, before any load names a stray copy
+ * again.
+ */
+export async function recordsOnDisk(cacheDir: string): Promise<ConflictRecord[]> {
+  try {
+    const file = statePath(
+      stateDirOf(cacheDir),
+      `${AREA.slice(0, AREA.lastIndexOf("/"))}/conflicts.json`,
+    );
+    return [...parseRecords(await Deno.readTextFile(file)).values()];
+  } catch {
+    return [];
   }
 }

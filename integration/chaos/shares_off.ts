@@ -19,6 +19,7 @@ const LAST_BLOCKS_OFF = {
   cutTakeBackShare: 0,
   markerGapShare: 0,
   cutPushShare: 0,
+  sharedConflictShare: 0,
 } as const;
 
 /** The shares of the moves added last, all off: histories drawn without them stay as they were. */

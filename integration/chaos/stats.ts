@@ -155,6 +155,8 @@ export interface ChaosStats {
   /** Second processes over a clone's cache (`sibling` moves), and those that died before their push. */
   siblings: number;
   siblingsDied: number;
+  /** Second processes' syncs and resolutions run right after the clone's own command took the conflict records in (`second`, `aimed`). */
+  secondsAimed: number;
   /** Clones' caches replaced by a copy of another's (`copy` moves made). */
   copies: number;
   /**
@@ -380,6 +382,7 @@ export function emptyStats(): ChaosStats {
     unwrittenMarks: 0,
     siblings: 0,
     siblingsDied: 0,
+    secondsAimed: 0,
     copies: 0,
     tornLogs: 0,
     tornLogsAimed: 0,

@@ -29,9 +29,17 @@ export abstract class WorldCommands extends WorldMoves {
     this.currentOpId = op.id;
     this.stats.operations++;
     if (op.kind !== "crash" && op.kind !== "outage") this.note(formatOp(op, this.history.kinds));
+    // A second process over an API clone's cache syncs or resolves (see `second`).
+    const second = (op.kind === "sync" || op.kind === "resolve") && op.second === true &&
+      kindOf(this.history, op.clone) === "api";
     switch (op.kind) {
-      case "run":
       case "sync":
+      case "resolve":
+        if (second) await this.second(op);
+        else if (op.kind === "resolve") this.enqueue(op.clone, moveCommand(this.env, op));
+        else this.enqueue(op.clone, clientCommand(this.env, op, kindOf(this.history, op.clone)));
+        break;
+      case "run":
       case "migrate":
         this.enqueue(op.clone, clientCommand(this.env, op, kindOf(this.history, op.clone)));
         break;
@@ -66,7 +74,6 @@ export abstract class WorldCommands extends WorldMoves {
       case "bulk":
       case "config":
       case "marker":
-      case "resolve":
       case "adopt":
       case "reshape":
         this.enqueue(op.clone, moveCommand(this.env, op));

@@ -11,15 +11,21 @@
 import { readErasureJournal } from "../../middleware/erasure_journal.ts";
 import { sha256Hex } from "../../sync/hash.ts";
 import { findStateDir } from "../../sync/transfer/cache_paths.ts";
+import { statePath } from "../../sync/transfer/cache.ts";
+import { DIRTY_FILE } from "../../sync/service/state.ts";
+import { readJournalLine } from "../../sync/service/dirty_journal.ts";
+import type { SyncService } from "../../sync/service/service.ts";
 import { MANIFEST_FILE, MANIFEST_LOG } from "../../sync/service/manifest_disk.ts";
 import { logLines } from "../../sync/service/manifest_log.ts";
 import { isIndexObject } from "./clone_setup.ts";
 import { siblingCommand } from "./commands.ts";
+import { moveCommand } from "./commands_user.ts";
 import { coreSiblingCommand } from "./core_driven.ts";
 import { kindOf, type Op, SHARED_FILES } from "./history.ts";
 import { readWriterId } from "../../sync/transfer/writer_id.ts";
 import { mulberry32 } from "./prng.ts";
-import { SIBLING_INCARNATION } from "./world_slots.ts";
+import { type CloneSlot, SIBLING_INCARNATION } from "./world_slots.ts";
+import { recordsOnDisk } from "./set_aside_named.ts";
 import { WorldDamagedLogs } from "./world_damaged_logs.ts";
 
 /** Scheduler decisions a torn line of another process's waits at most for a download of the clone's pull. */
@@ -107,6 +113,172 @@ export abstract class WorldMoves extends WorldDamagedLogs {
     });
   }
   /**
+   * A sync or a resolution of an API clone's user run by a second process
+   * over its cache (`second`, see `moves_shared_conflict.ts`): a service of
+   * its own over the clone's directory, as a `sibling`'s, its marks and
+   * resolutions the user's (I23), running beside the clone's own commands
+   * (a unit of its own), its service dropped when its command ends. The
+   * clone's final sync then runs in a process started afresh on that cache.
+   * With `aim`, the scheduler first goes on (a few decisions at most, with
+   * choices drawn from it) until the clone's own command is about to save
+   * or clear its conflict records (parked there, see {@link armSave}); that
+   * process then stands still until the second one's command ends (a few
+   * hundred decisions at most), then saves over what the second one saved.
+   */
+  /** Services whose next take-in of their conflict records is followed by a second process's command. */
+  private readonly takeInArmed = new Map<SyncService, () => Promise<void>>();
+  /** Services whose take-ins of their conflict records can be armed (see {@link armTakeIn}). */
+  private readonly takeInHooked = new WeakSet<SyncService>();
+  /** Clones whose own command's end checks I6 on the records on disk (see {@link armTakeIn}), with the op. */
+  private readonly asideChecks = new Map<CloneSlot, number>();
+
+  /**
+   * Arms the next take-in of the conflict records (`refresh`, which begins
+   * each pull, push and resolution) of clone `slot`'s own process to run
+   * `then` to its end right after it: the second process's command, between
+   * the own command's read of the records and everything it saves after.
+   * At the end of that own command, I6 on the records on disk (see
+   * {@link checkLocal}).
+   */
+  private armTakeIn(slot: CloneSlot, id: number, then: () => Promise<void>): void {
+    const svc = slot.svc;
+    this.takeInArmed.set(svc, then);
+    if (this.takeInHooked.has(svc)) return;
+    this.takeInHooked.add(svc);
+    const set = svc.state.conflicts;
+    const refresh = set.refresh.bind(set);
+    set.refresh = async () => {
+      await refresh();
+      const run = this.takeInArmed.get(svc);
+      if (!run) return;
+      this.takeInArmed.delete(svc);
+      this.stats.secondsAimed++;
+      this.note(`c${slot.index}'s own process took its conflict records in; #${id} runs now`);
+      await run();
+      this.asideChecks.set(slot, id);
+    };
+  }
+
+  /**
+   * I6 at the end of a command whose take-in of the conflict records a
+   * second process's command followed (see {@link armTakeIn}): every copy
+   * a pull set aside is named by a record on disk (what the clone's
+   * processes, and `sluice status`, go by), not only once a process opens
+   * the cache again and names it from its `REASON.json`.
+   */
+  protected override async checkLocal(slot: CloneSlot): Promise<void> {
+    await super.checkLocal(slot);
+    const id = this.asideChecks.get(slot);
+    if (id === undefined || !slot.busy) return; // none, or a user's edit between commands
+    this.asideChecks.delete(slot);
+    if (slot.busy.unit.state !== "running") return; // frozen: a crash, its records left as they are
+    const records = await recordsOnDisk(slot.dir);
+    for (const v of await this.changes.asides.check(slot.index, slot.dir, records, id)) {
+      this.truth.violate(v);
+    }
+  }
+
+  /**
+   * A sync or a resolution of an API clone's user run by a second process
+   * over its cache (`second`, see `moves_shared_conflict.ts`): a service of
+   * its own over the clone's directory, as a `sibling`'s, its marks and
+   * resolutions the user's (I23), running beside the clone's own commands
+   * (a unit of its own), its service dropped when its command ends. The
+   * clone's final sync then runs in a process started afresh on that cache.
+   * With `aim`, the scheduler first goes on (a few decisions at most, with
+   * choices drawn from it) until the clone's own command is about to save
+   * or clear its conflict records (parked there, see {@link armSave}); that
+   * process then stands still until the second one's command ends (a few
+   * hundred decisions at most), then saves over what the second one saved.
+   */
+  /** Services whose next save or clear of their conflict records first runs a second process's command. */
+  private readonly savesArmed = new Map<SyncService, () => Promise<void>>();
+  /** Services whose conflict records' saves and clears can be armed (see {@link armSave}). */
+  private readonly savesHooked = new WeakSet<SyncService>();
+
+  /**
+   * Arms the next save or clear of the conflict records (`record`,
+   * `keepNaming`, `clear`, which `settle` calls) of clone `slot`'s own
+   * process to run `first` to its end before it: the second process's
+   * command, between the own command's take-in of the records and its save.
+   * Right after that save, I6 for the paths it saved: every copy a pull set
+   * aside is named by a record on disk (what the clone's processes, and
+   * `sluice status`, go by), not only once a process opens the cache again.
+   */
+  private armSave(slot: CloneSlot, id: number, first: () => Promise<void>): void {
+    const svc = slot.svc;
+    this.savesArmed.set(svc, first);
+    if (this.savesHooked.has(svc)) return;
+    this.savesHooked.add(svc);
+    const set = svc.state.conflicts;
+    for (const name of ["record", "keepNaming", "clear"] as const) {
+      const saves = set[name].bind(set) as (...a: unknown[]) => Promise<void>;
+      (set as unknown as Record<string, unknown>)[name] = async (...a: unknown[]) => {
+        const run = this.savesArmed.get(svc);
+        if (!run) return await saves(...a);
+        this.savesArmed.delete(svc);
+        this.stats.secondsAimed++;
+        this.note(
+          `c${slot.index}'s own process, about to ${name} conflict records, waits for #${id}`,
+        );
+        await run();
+        await saves(...a);
+        const paths = name === "record"
+          ? (a[0] as { path: string }[]).map((r) => r.path)
+          : name === "clear"
+          ? a[0] as string[]
+          : [a[0] as string];
+        const records = await recordsOnDisk(slot.dir);
+        for (const v of await this.changes.asides.check(slot.index, slot.dir, records, id)) {
+          if (paths.some((p) => v.message.includes(` of ${p} `))) this.truth.violate(v);
+        }
+      };
+    }
+  }
+
+  /**
+   * A sync or a resolution of an API clone's user run by a second process
+   * over its cache (`second`, see `moves_shared_conflict.ts`): a service of
+   * its own over the clone's directory, as a `sibling`'s, its marks and
+   * resolutions the user's (I23), its service dropped when its command
+   * ends. The clone's final sync then runs in a process started afresh on
+   * that cache. It runs beside the clone's own commands (a unit of its
+   * own), or, `aimed`, right after the next take-in of the clone's own
+   * process's conflict records (its next command's, see {@link armTakeIn}).
+   */
+  protected async second(op: Extract<Op, { kind: "sync" | "resolve" }>): Promise<void> {
+    const slot = this.clones[op.clone];
+    this.shared.add(slot);
+    this.stats.siblings++;
+    this.stats.commands++;
+    const { svc } = await this.service(
+      slot.dir,
+      `c${slot.index}`,
+      slot.index,
+      SIBLING_INCARNATION + op.id,
+    );
+    this.named(svc, slot.index);
+    const cmd = moveCommand(this.env, op);
+    const run = async () => {
+      try {
+        await cmd.body(svc);
+      } finally {
+        // Its marks left (a push kept them) are carried by the clone's
+        // processes, and pushed by the next one to open the cache (I23).
+        const dir = slot.dir;
+        this.namedDeletes.leftBehind(slot.index, svc.state.dirtyPaths(), (p) => marked(dir, p));
+        svc.state.exit(); // the process ends: its files closed, its owner lock released
+      }
+    };
+    if (op.aimed) this.armTakeIn(slot, op.id, run);
+    else {this.sched.spawn(
+        `c${slot.index} second process ${cmd.label}`,
+        `c${slot.index}.s${op.id}`,
+        run,
+      );}
+  }
+
+  /**
    * Another process's write ahead to clone `op.clone`'s manifest log cut off
    * part way (see the `torn` move): a prefix of a well-formed line of the
    * base's generation (the record of `op.file` this clone holds, or one of
@@ -159,5 +331,18 @@ async function copyTree(from: string, to: string): Promise<void> {
   for await (const e of Deno.readDir(from)) {
     if (e.isDirectory) await copyTree(`${from}/${e.name}`, `${to}/${e.name}`);
     else if (e.isFile) await Deno.copyFile(`${from}/${e.name}`, `${to}/${e.name}`);
+  }
+}
+
+/** True while the dirty journal of the cache at `dir` holds a mark of `path` by name. */
+function marked(dir: string, path: string): boolean {
+  try {
+    const text = Deno.readTextFileSync(statePath(findStateDir(dir), `.sluice/${DIRTY_FILE}`));
+    return text.split("\n").some((l) => {
+      const line = readJournalLine(l);
+      return line.kind === "dirty" && line.path === path;
+    });
+  } catch {
+    return false;
   }
 }

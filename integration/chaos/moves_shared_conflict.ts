@@ -1,0 +1,81 @@
+/**
+ * A move inserted into a generated history from a generator of its own:
+ * two processes over one clone's cache at a conflict of one path, one
+ * resolving it while the other pulls a newer version of theirs (or both
+ * pulling, or both resolving), the second one's command run, in most
+ * histories, right after the own one took the conflict records in (its
+ * view of them then stale for everything it saves after). A record one of
+ * them saves over the other's, or a clear that drops a record saved since,
+ * must leave no copy a pull set aside named by no record (I6, checked on
+ * the records on disk as the own command ends), nor lose the user's edit.
+ *
+ * @module
+ */
+import type { Rng } from "./prng.ts";
+import { type ClientKind, type Op, type ResolveHow, SHARED_FILES } from "./history_ops.ts";
+import { insertAtStart } from "./moves_bucket.ts";
+import { apiPair } from "./moves_start.ts";
+
+/** What the two processes over the clone's cache do at once: its own process's command first. */
+export const PAIRS: readonly (readonly ["resolve" | "sync", "resolve" | "sync"])[] = [
+  ["resolve", "sync"],
+  ["sync", "resolve"],
+  ["sync", "sync"],
+  ["resolve", "resolve"],
+];
+
+/**
+ * Inserts, in a share of histories with two clones or more, one driven
+ * through the API, at their start (after another tool's first writes): a
+ * peer pushes an edit of a shared file, which the API clone syncs in half
+ * of them (never synced here in the other half: its copy is set aside);
+ * the clone's user edits it by hand, the peer pushes another edit, and the
+ * clone syncs: a conflict of the file. The peer pushes a third edit (a
+ * newer version of theirs); then the clone's own process and a second
+ * process over its cache (`second`) resolve the conflict or sync (a pair
+ * of {@link PAIRS}): in four fifths of them the second one's command is
+ * `aimed`, set first and run right after the own command's take-in of the
+ * conflict records; else both are queued at once, interleaved by a tick.
+ * The clone's own process then resolves what is left and syncs. From a
+ * generator of its own, with ids after every other operation's, like
+ * {@link insertStalls}.
+ */
+export function insertSharedConflict(
+  ops: Op[],
+  kinds: readonly ClientKind[],
+  rng: Rng,
+  share: number,
+): void {
+  const pair = apiPair(ops, kinds, rng, share);
+  if (!pair) return;
+  const { api: clone, other: peer, id, tick } = pair;
+  const file = rng.int(SHARED_FILES.length);
+  const how = (): ResolveHow => rng.pick(["mine", "theirs", "merged"] as const);
+  const command = (kind: "resolve" | "sync", second: boolean, aimed = false): Op => {
+    const by = second ? { second: true as const, ...(aimed ? { aimed: true as const } : {}) } : {};
+    return kind === "sync"
+      ? { id: id(), kind, clone, ...by }
+      : { id: id(), kind, clone, pick: rng.int(8), how: how(), ...by };
+  };
+  const peerEdit = (): Op => ({ id: id(), kind: "edit", clone: peer, file, how: "push" });
+  const block: Op[] = [peerEdit(), tick(20, 40)];
+  if (rng.chance(0.5)) block.push(command("sync", false), tick(20, 40));
+  block.push(
+    { id: id(), kind: "edit", clone, file, how: "hand" },
+    peerEdit(),
+    tick(20, 40),
+    command("sync", false),
+    tick(20, 40),
+    peerEdit(),
+    tick(20, 40),
+  );
+  const [own, second] = rng.pick(PAIRS);
+  // In most histories the second process's command runs right after the
+  // own one's take-in of the conflict records (`aimed`: set first, for the
+  // own command after it), else beside it.
+  if (rng.chance(0.8)) {
+    block.push(command(second, true, true), command(own, false), tick(20, 60));
+  } else block.push(command(own, false), command(second, true), tick(20, 60));
+  block.push(command("resolve", false), tick(20, 40), command("sync", false), tick(20, 40));
+  insertAtStart(ops, block);
+}

@@ -1,0 +1,59 @@
+/**
+ * The shared-conflict move: where it inserts its block, which clones it
+ * takes, and what the block does, in order.
+ */
+import assert from "node:assert/strict";
+import type { ClientKind, Op } from "./history_ops.ts";
+import { assertNothingInserted, forEachBlock, WITHOUT_API_PAIR } from "./moves_kit.ts";
+import { insertSharedConflict, PAIRS } from "./moves_shared_conflict.ts";
+
+Deno.test("shared-conflict: nothing with one clone, with no clone driven through the API, or outside its share", () => {
+  assertNothingInserted(
+    WITHOUT_API_PAIR,
+    (ops, [kinds, share], rng) => insertSharedConflict(ops, kinds, rng, share),
+  );
+});
+
+Deno.test("shared-conflict: a conflict of one file at the API clone, a newer version of theirs, then the clone's own process and a second one over its cache, mostly aimed, then a resolution and a sync", () => {
+  const kinds: ClientKind[] = ["core", "api", "api"];
+  const pairs = new Set<string>();
+  let synced = 0;
+  let aims = 0;
+  forEachBlock((ops, rng) => insertSharedConflict(ops, kinds, rng, 1), (block) => {
+    const steps = block.filter((o) => o.kind !== "tick");
+    const edits = steps.filter((o) => o.kind === "edit") as Extract<Op, { kind: "edit" }>[];
+    const clone = edits.find((e) => e.how === "hand")!.clone;
+    assert.equal(kinds[clone], "api", "the clone is driven through the API");
+    const peer = edits[0].clone;
+    assert.notEqual(peer, clone);
+    assert.equal(new Set(edits.map((e) => e.file)).size, 1, "one shared file");
+    assert.deepEqual(
+      edits.map((e) => [e.clone, e.how]),
+      [[peer, "push"], [clone, "hand"], [peer, "push"], [peer, "push"]],
+    );
+    assert.ok(steps.every((o) => o.kind === "edit" || ("clone" in o && o.clone === clone)));
+    // The clone synced the peer's first edit before its own, or never.
+    const head = steps.indexOf(edits[1]);
+    if (head === 2) synced++;
+    else assert.equal(head, 1);
+    const rest = steps.slice(head);
+    assert.deepEqual(
+      [...rest.slice(0, 4), ...rest.slice(6)].map((o) => o.kind),
+      ["edit", "edit", "sync", "edit", "resolve", "sync"],
+    );
+    assert.ok(rest.slice(6).every((o) => !("second" in o)), "the last two the clone's own");
+    // The second process's command: aimed, set before the own one; else after it.
+    const [first, then] = rest.slice(4, 6) as Extract<Op, { kind: "sync" | "resolve" }>[];
+    const aimed = first.second === true;
+    const [second, own] = aimed ? [first, then] : [then, first];
+    assert.ok(second.second && !own.second);
+    assert.equal(second.aimed, aimed ? true : undefined);
+    if (aimed) aims++;
+    pairs.add(`${own.kind} ${second.kind}`);
+    // Interleaved by the tick right after them.
+    assert.equal(block[block.indexOf(then) + 1].kind, "tick");
+  });
+  assert.deepEqual(pairs, new Set(PAIRS.map(([a, b]) => `${a} ${b}`)), "every pair drawn");
+  assert.ok(synced > 0 && synced < 50, "synced first in some histories only");
+  assert.ok(aims > 25 && aims < 50, "aimed in most histories");
+});
