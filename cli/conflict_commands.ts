@@ -59,7 +59,6 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
       // naming none is refused before anything is done.
       const rels = conflictPaths(s.service, paths);
       const done: ResolveResult[] = [];
-      const notTaken: { path: string; reason: string }[] = [];
       // Several conflicts: one refused (nothing changed for it) is told of,
       // and the others are resolved all the same.
       const refused: { path: string; code: string; message: string }[] = [];
@@ -84,25 +83,6 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
               continue;
             }
             done.push(r);
-            // Not resolved, and no conflict either: theirs not taken (the store's
-            // object is not the one the index names), or yours not published yet
-            // (its push left it out, for the reason it gave).
-            if (!r.resolved && r.conflicts.length === 0) {
-              notTaken.push({
-                path: rel,
-                reason: resolution === "theirs"
-                  ? "the datastore's object is not the one its index names"
-                  : r.push?.skipped.find((x) => x.path === rel)?.reason ?? "not published yet",
-              });
-            }
-            // A file of this cache's that replaced the path's directory,
-            // pushed with the deletion and held back by that push: left
-            // behind, dirty, with the reason the push gave.
-            for (const x of r.push?.skipped ?? []) {
-              if (x.keepDirty && rel.startsWith(`${x.path}/`)) {
-                notTaken.push({ path: x.path, reason: x.reason });
-              }
-            }
             say(
               out,
               s.store.endpoint,
@@ -132,9 +112,22 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
           await sayingGlobalLockWait(lock, s.events, "the resolution waits for it", io.signal),
         );
       } else await resolveAll();
+      // What each resolution left behind, as its answer says (see
+      // `ResolveResult.leftBehind`): the conflicts open after it, and every
+      // path its push was to publish and held back, with the push's reason.
+      // A path named by several (one marker beside two versions' deletions)
+      // is told once.
+      const conflicts = [
+        ...new Set([...refused.map((r) => r.path), ...done.flatMap((r) => r.leftBehind.conflicts)]),
+      ];
+      const once = <T extends { path: string }>(xs: T[]) =>
+        xs.filter((x, i) =>
+          !conflicts.includes(x.path) && xs.findIndex((y) => y.path === x.path) === i
+        );
       const left = leftBehindError("resolve", {
-        conflicts: [...refused.map((r) => r.path), ...done.flatMap((r) => r.conflicts)],
-        left: notTaken,
+        conflicts,
+        left: once(done.flatMap((r) => r.leftBehind.left)),
+        localOnly: once(done.flatMap((r) => [...(r.leftBehind.localOnly ?? [])])),
       });
       const { outcome, exitCode } = outcomeOf(out, left);
       // Set-aside copies where they are on disk (a datastore's cache keeps them under `_control/`).

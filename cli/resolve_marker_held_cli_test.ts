@@ -30,7 +30,7 @@ async function resolvedMine(moved: MarkerMoved) {
 Deno.test("sluice resolve --mine whose push meets a new conflict of the marker pushed with the deletion: exit 3, the marker named", async () => {
   const { r, status } = await resolvedMine("committed");
   assert.equal(r.code, 3, `${r.out}\n${r.err}`);
-  assert.match(r.err, /error\[conflicts_left\]/, r.err);
+  assert.match(r.err, /\[conflicts_left\]/, r.err);
   assert.ok(r.err.includes(`(${MARKER})`), r.err);
   assert.ok(r.err.includes("sluice resolve <path> --mine|--theirs|--merged"), r.err);
   assert.equal(status.code, 3, `${status.out}\n${status.err}`);
@@ -39,7 +39,7 @@ Deno.test("sluice resolve --mine whose push meets a new conflict of the marker p
 Deno.test("sluice resolve --mine whose push holds the marker pushed with the deletion (another writer's upload no index names): exit 2, the marker named with its reason", async () => {
   const { r, status } = await resolvedMine("uploaded");
   assert.equal(r.code, 2, `${r.out}\n${r.err}`);
-  assert.match(r.err, /error\[sync_incomplete\]/, r.err);
+  assert.match(r.err, /\[sync_incomplete\]/, r.err);
   assert.ok(r.err.includes(`${MARKER}: `), r.err);
   assert.ok(r.err.includes("uncommitted write"), r.err);
   assert.ok(r.err.includes("Run `sluice status"), r.err);

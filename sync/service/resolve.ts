@@ -36,7 +36,8 @@ import { withRetry } from "../retry.ts";
 import { isManagedLockfilePath } from "../locks/lockfile_txn.ts";
 import type { PullResult } from "./pull.ts";
 import type { ResolvingTheirs } from "./pull_warnings.ts";
-import type { PushResult } from "./push.ts";
+import { pushLeftBehind, type PushResult } from "./push.ts";
+import type { LeftBehind } from "../left_behind.ts";
 import type { SyncState } from "./state.ts";
 import { shellWord } from "../shell_word.ts";
 import {
@@ -84,7 +85,12 @@ export { ResolveRefusedError } from "./resolve_refusals.ts";
 export interface ResolveResult {
   readonly path: string;
   readonly resolution: Resolution;
-  /** True when the conflict is gone; false when a newer version of theirs made it a new conflict. */
+  /**
+   * True when the conflict is gone; false when a newer version of theirs
+   * made it a new conflict, or when the path was not published or taken
+   * (its push held it back, theirs not taken). It says nothing of the other
+   * paths the resolution's push publishes with it: see `leftBehind`.
+   */
   readonly resolved: boolean;
   /** The version published (`mine`, `merged`), when a file was written. */
   readonly published?: string;
@@ -129,11 +135,26 @@ export interface ResolveResult {
    * with the copies of both named, and `resolved` is false.
    */
   readonly recordedMeanwhile?: boolean;
+  /**
+   * What the resolution left behind, as a push's or a status's answer says
+   * it (`LeftBehind`): the conflicts open after it (this path's, and those
+   * its push met at the paths it published with it), and every path it was
+   * to publish that its push held back, kept dirty for a later push, with
+   * the reason the push gave: the path itself (then `resolved` is false),
+   * or a path pushed beside it, such as the `latest` marker beside a data
+   * version's deletion or a file that replaced the path's directory (then
+   * `resolved` may be true, the conflict gone, and not all published).
+   * Theirs not taken names the path. Empty lists when nothing was left.
+   */
+  readonly leftBehind: LeftBehind;
   /** The push that published (`mine`, `merged`). */
   readonly push?: PushResult;
   /** The pull that took theirs (`theirs`). */
   readonly pull?: PullResult;
 }
+
+/** A resolution's answer before what it left behind is read from it (see {@link leftBehindOf}). */
+export type ResolveOutcome = Omit<ResolveResult, "leftBehind">;
 
 /** What a resolution needs from the service (its own pushes and pulls, serialised by the caller). */
 
@@ -280,6 +301,49 @@ export async function resolveConflict(
   path: string,
   resolution: Resolution,
 ): Promise<ResolveResult> {
+  const r = await resolveOne(deps, path, resolution);
+  return { ...r, leftBehind: leftBehindOf(r) };
+}
+
+/** Why a `--theirs` took nothing, the conflict left open with no newer theirs. */
+const THEIRS_NOT_TAKEN = "the datastore's object is not the one its index names";
+
+/**
+ * What a resolution left behind (see `ResolveResult.leftBehind`): what its
+ * push left, as a push's answer says it (its conflicts, the paths it held
+ * back and kept dirty), with the path's own conflict; and the path itself
+ * where it was neither published nor taken and no conflict names it.
+ *
+ * @example
+ * ```ts
+ * import { leftBehindOf } from "./resolve.ts";
+ * const r = { path: "a.md", resolution: "theirs" as const, resolved: false, setAside: [], conflicts: [] };
+ * console.log(leftBehindOf(r).left); // [{ path: "a.md", reason: "the datastore's object is not the one its index names" }]
+ * ```
+ */
+export function leftBehindOf(r: ResolveOutcome): LeftBehind {
+  const pushed: LeftBehind = r.push ? pushLeftBehind(r.push) : { conflicts: [], left: [] };
+  const conflicts = [...new Set([...r.conflicts, ...pushed.conflicts])];
+  const left = pushed.left.filter((l) => !conflicts.includes(l.path));
+  if (!r.resolved && conflicts.length === 0 && !left.some((l) => l.path === r.path)) {
+    left.unshift({
+      path: r.path,
+      reason: r.resolution === "theirs" ? THEIRS_NOT_TAKEN : "not published yet",
+    });
+  }
+  return {
+    conflicts,
+    left,
+    ...(pushed.localDeletions?.length ? { localDeletions: pushed.localDeletions } : {}),
+    ...(pushed.localOnly?.length ? { localOnly: pushed.localOnly } : {}),
+  };
+}
+
+async function resolveOne(
+  deps: ResolveDeps,
+  path: string,
+  resolution: Resolution,
+): Promise<ResolveOutcome> {
   const { cache, state } = deps;
   const rec = state.conflicts.get(path);
   if (!rec) throw noConflict(path);

@@ -14,7 +14,7 @@ import { LocalChangedError } from "../transfer/file_identity.ts";
 import { AbortedError, SluiceError, VersionConflictError } from "../errors.ts";
 import { shellWord } from "../shell_word.ts";
 import { ResolveRefusedError } from "./resolve_refusals.ts";
-import type { ResolveDeps, ResolveResult } from "./resolve.ts";
+import type { ResolveDeps, ResolveOutcome } from "./resolve.ts";
 import { beforeLosing, lostVersionRefusal } from "./resolve_lost_version.ts";
 
 /** Puts a set-aside copy of mine back in place; returns where the displaced local copy went. */
@@ -83,7 +83,7 @@ export async function publishRebased(
   theirs: RemoteSide | null,
   setAside: string[],
   also: readonly string[] = [],
-): Promise<ResolveResult> {
+): Promise<ResolveOutcome> {
   const { state } = deps;
   const path = rec.path;
   // Read before the push, which forgets the records of a version it sets aside.

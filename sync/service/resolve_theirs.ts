@@ -27,13 +27,13 @@ import type { SyncState } from "./state.ts";
 import { ownFileAbove, versionedTheirs } from "./resolve_reads.ts";
 import { ResolveRefusedError } from "./resolve_refusals.ts";
 import { keepAsideNamed, publishRebased } from "./resolve_publish.ts";
-import type { ResolveDeps, ResolveResult } from "./resolve.ts";
+import type { ResolveDeps, ResolveOutcome } from "./resolve.ts";
 
 /** Resolves the conflict `rec` by taking theirs (see the module). */
 export async function resolveTheirs(
   deps: ResolveDeps,
   rec: ConflictRecord,
-): Promise<ResolveResult> {
+): Promise<ResolveOutcome> {
   const { cache, state } = deps;
   const path = rec.path;
   const resolution = "theirs";
@@ -190,7 +190,7 @@ export async function resolveTheirs(
   const resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path) &&
     !(meanwhile && state.conflicts.has(path));
   if (!resolved && pulled.uncommitted.includes(path) && !state.conflicts.get(path)) {
-    let own: ResolveResult | null;
+    let own: ResolveOutcome | null;
     try {
       own = await takeOwnAsTheirs(deps, rec, setAside, pulled);
     } catch (e) {
@@ -319,7 +319,7 @@ async function theirsOverOwn(
   deps: ResolveDeps,
   rec: ConflictRecord,
   own: string,
-): Promise<ResolveResult> {
+): Promise<ResolveOutcome> {
   const theirs = await versionedTheirs(deps, rec);
   if (theirs === undefined) {
     return {
@@ -399,7 +399,7 @@ async function takeOwnAsTheirs(
   rec: ConflictRecord,
   setAside: string[],
   pulled: PullResult,
-): Promise<ResolveResult | null> {
+): Promise<ResolveOutcome | null> {
   const { cache } = deps;
   const path = rec.path;
   if (!deps.takeBackOwn) return null;
