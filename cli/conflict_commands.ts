@@ -7,7 +7,11 @@
  */
 import { Command } from "commander";
 import type { Resolution } from "../sync/service/conflicts.ts";
-import { ResolveRefusedError, type ResolveResult } from "../sync/service/resolve.ts";
+import {
+  resolutionsLeftBehind,
+  ResolveRefusedError,
+  type ResolveResult,
+} from "../sync/service/resolve.ts";
 import { leftBehindError } from "../sync/left_behind.ts";
 import { AbortedError } from "../sync/errors.ts";
 import { action, type RunState, withCommonOptions, withSession } from "./command_kit.ts";
@@ -112,22 +116,14 @@ export function resolveCommand(io: CliIo, state: RunState): Command {
           await sayingGlobalLockWait(lock, s.events, "the resolution waits for it", io.signal),
         );
       } else await resolveAll();
-      // What each resolution left behind, as its answer says (see
-      // `ResolveResult.leftBehind`): the conflicts open after it, and every
-      // path its push was to publish and held back, with the push's reason.
-      // A path named by several (one marker beside two versions' deletions)
-      // is told once.
-      const conflicts = [
-        ...new Set([...refused.map((r) => r.path), ...done.flatMap((r) => r.leftBehind.conflicts)]),
-      ];
-      const once = <T extends { path: string }>(xs: T[]) =>
-        xs.filter((x, i) =>
-          !conflicts.includes(x.path) && xs.findIndex((y) => y.path === x.path) === i
-        );
+      // What the resolutions left behind, as their answers say (see
+      // `ResolveResult.leftBehind`): the conflicts open after them, and
+      // every path their pushes were to publish and held back, with the
+      // push's reason; and the conflicts refused, left open.
+      const after = resolutionsLeftBehind(done);
       const left = leftBehindError("resolve", {
-        conflicts,
-        left: once(done.flatMap((r) => r.leftBehind.left)),
-        localOnly: once(done.flatMap((r) => [...(r.leftBehind.localOnly ?? [])])),
+        ...after,
+        conflicts: [...new Set([...refused.map((r) => r.path), ...after.conflicts])],
       });
       const { outcome, exitCode } = outcomeOf(out, left);
       // Set-aside copies where they are on disk (a datastore's cache keeps them under `_control/`).

@@ -36,8 +36,9 @@ import { withRetry } from "../retry.ts";
 import { isManagedLockfilePath } from "../locks/lockfile_txn.ts";
 import type { PullResult } from "./pull.ts";
 import type { ResolvingTheirs } from "./pull_warnings.ts";
-import { pushLeftBehind, type PushResult } from "./push.ts";
+import type { PushResult } from "./push.ts";
 import type { LeftBehind } from "../left_behind.ts";
+import { leftBehindOf } from "./resolve_left.ts";
 import type { SyncState } from "./state.ts";
 import { shellWord } from "../shell_word.ts";
 import {
@@ -80,6 +81,7 @@ export {
   theirsReader,
 } from "./resolve_reads.ts";
 export { ResolveRefusedError } from "./resolve_refusals.ts";
+export { leftBehindOf, resolutionsLeftBehind } from "./resolve_left.ts";
 
 /** What a resolution did. */
 export interface ResolveResult {
@@ -303,40 +305,6 @@ export async function resolveConflict(
 ): Promise<ResolveResult> {
   const r = await resolveOne(deps, path, resolution);
   return { ...r, leftBehind: leftBehindOf(r) };
-}
-
-/** Why a `--theirs` took nothing, the conflict left open with no newer theirs. */
-const THEIRS_NOT_TAKEN = "the datastore's object is not the one its index names";
-
-/**
- * What a resolution left behind (see `ResolveResult.leftBehind`): what its
- * push left, as a push's answer says it (its conflicts, the paths it held
- * back and kept dirty), with the path's own conflict; and the path itself
- * where it was neither published nor taken and no conflict names it.
- *
- * @example
- * ```ts
- * import { leftBehindOf } from "./resolve.ts";
- * const r = { path: "a.md", resolution: "theirs" as const, resolved: false, setAside: [], conflicts: [] };
- * console.log(leftBehindOf(r).left); // [{ path: "a.md", reason: "the datastore's object is not the one its index names" }]
- * ```
- */
-export function leftBehindOf(r: ResolveOutcome): LeftBehind {
-  const pushed: LeftBehind = r.push ? pushLeftBehind(r.push) : { conflicts: [], left: [] };
-  const conflicts = [...new Set([...r.conflicts, ...pushed.conflicts])];
-  const left = pushed.left.filter((l) => !conflicts.includes(l.path));
-  if (!r.resolved && conflicts.length === 0 && !left.some((l) => l.path === r.path)) {
-    left.unshift({
-      path: r.path,
-      reason: r.resolution === "theirs" ? THEIRS_NOT_TAKEN : "not published yet",
-    });
-  }
-  return {
-    conflicts,
-    left,
-    ...(pushed.localDeletions?.length ? { localDeletions: pushed.localDeletions } : {}),
-    ...(pushed.localOnly?.length ? { localOnly: pushed.localOnly } : {}),
-  };
 }
 
 async function resolveOne(
