@@ -289,6 +289,12 @@ export async function resolveAsUser(
   // there) keeps its choice as a change to push: the next push completes it.
   const pending = how !== "theirs" && svc.state.dirtyPaths().includes(path);
   if (!r.resolved && !pending) await stillOpen("was not resolved");
+  // I39: a --mine of a deletion here whose conflict went is published by
+  // the final sync, or met again as a conflict (`mine_deletions.ts`).
+  if (how === "mine" && picked.mine === null && !svc.conflicts().some((x) => x.path === path)) {
+    const touched = env.changes.touchedIn.length;
+    env.truth.mineDeletions.push({ clone: c, path, op: env.opId(), touched });
+  }
   // What was at the path set aside for theirs (a directory, whole), theirs
   // no directory (none is there after: a directory that is theirs stays or
   // comes back with its pull): a file its user wrote under it goes aside

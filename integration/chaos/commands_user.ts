@@ -13,7 +13,7 @@ import { MANAGED_LOCKFILE_PATH } from "../../sync/locks/lockfile_txn.ts";
 import type { SyncService } from "../../sync/service/service.ts";
 import { DATA_NAMES, MODELS, type Op, SHARED_FILES } from "./history.ts";
 import { sameBytes } from "./invariants.ts";
-import { underMarkerDelete } from "./under_marker.ts";
+import { syncedDelete, underMarkerDelete } from "./under_marker.ts";
 import { racedPull } from "./moves_lost_race.ts";
 import { listedHeld } from "./moves_shard_cut.ts";
 import { editAfterPull, namedHeld } from "./moves_checked_window.ts";
@@ -247,6 +247,10 @@ export function moveCommand(
             );
             await Deno.remove(`${svc.cacheDir}/${f.path}`);
             gone.push(f.path);
+          }
+          // With `synced`: the version the marker synced here names, too.
+          if (gone.length > 0 && op.synced !== undefined) {
+            gone.push(...await syncedDelete(env, op, svc));
           }
           if (gone.length === 0) return NOTHING_TAKEN_IN;
           env.stats.deletes++;

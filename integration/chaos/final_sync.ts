@@ -20,6 +20,7 @@ import {
 import { readWriterId, WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
 import { checkOutside, type Violation } from "./invariants.ts";
 import { checkMarkedUnder, checkNamedHeld } from "./named_held.ts";
+import { checkMineDeletions } from "./mine_deletions.ts";
 import { checkSwitchBack } from "./switch_back.ts";
 import { disarmBaseRename } from "./save_crash.ts";
 import { underMarks } from "../../sync/service/pull_elsewhere.ts";
@@ -390,6 +391,14 @@ export class World extends WorldResolution {
         entries[path]?.v !== beforeThird[path]?.v,
     }));
     for (const v of await checkNamedHeld(entries, held, freshSpared)) this.truth.violate(v);
+    // I39: a --mine of a deletion here is published, or its conflict open.
+    const mine = this.clones.map((slot) => ({
+      dir: slot.dir,
+      dirty: slot.svc.state.dirtyPaths(),
+      conflicts: slot.svc.conflicts().map((c) => c.path),
+    }));
+    const i39 = checkMineDeletions(this.truth.mineDeletions, mine, entries, this.changes.touchedIn);
+    for (const v of await i39) this.truth.violate(v);
     // Its other half: a file written under a directory and marked by the directory's name.
     const edits = this.changes.edits;
     const under = edits.filter((e) => e.how === "under" && e.hash !== null).map((e) => ({

@@ -55,6 +55,7 @@ import { markSaveGap } from "./moves_save_gap.ts";
 import { insertMarkerGap } from "./moves_marker_gap.ts";
 import { insertCutPush } from "./moves_cut_push.ts";
 import { insertSharedConflict } from "./moves_shared_conflict.ts";
+import { insertCommittedDeleted } from "./moves_committed_deleted.ts";
 import {
   markBlinds,
   markParallel,
@@ -481,6 +482,7 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   insertCutPush(ops, kinds, own(0x63747073), options.cutPushShare ?? 0.05);
   // From a generator of its own: the operations above stay as they were.
   insertSharedConflict(ops, kinds, own(0x73686366), options.sharedConflictShare ?? 0.05);
+  insertCommittedDeleted(ops, clones, own(0x636d646c), options.committedDeletedShare ?? 0.05);
   return {
     seed,
     clones,

@@ -88,7 +88,7 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
           : op.kind === "delete" && op.run !== undefined
           ? `the files of run #${op.run}'s ${
             op.committed ? "committed version, its marker here naming it" : "version"
-          }`
+          }${op.synced !== undefined ? ` and of run #${op.synced}'s, its marker synced` : ""}`
           : SHARED_FILES[op.file]
       } (${op.how})${
         op.kind === "edit" && op.dropped ? " over an entry an old client dropped" : ""
@@ -197,7 +197,9 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       } (no lock, no index)`;
     case "vanish":
       return op.rewrite
-        ? `${head} another client publishes the raw output of run #${op.run} again with other bytes (a plain put and its index entry)`
+        ? `${head} another client publishes the raw output of run #${op.run} again with other bytes (a plain put and its index entry)${
+          op.idle !== undefined ? `, once c${op.idle} runs no command` : ""
+        }`
         : op.blind
         ? `${head} an older client's push deletes the raw output of run #${op.run}, object and index entry, never having had it`
         : `${head} another tool deletes ${

@@ -180,6 +180,14 @@ export type CloneOp =
      * {@link insertUnderMarker}); nothing happens otherwise.
      */
     readonly committed?: boolean;
+    /**
+     * With `run` (not `committed`): also the files of the version that
+     * acknowledged run (an operation's id) wrote here, which the marker this
+     * clone synced names, removed in the same push (see
+     * {@link insertCommittedDeleted}); nothing more where that run was not
+     * acknowledged.
+     */
+    readonly synced?: number;
   }
   /**
    * A clone points a latest marker at its highest local version of that data

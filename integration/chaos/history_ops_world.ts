@@ -207,6 +207,12 @@ export type WorldOp =
     readonly blind?: boolean;
     /** With `run`: every file of that version (its `raw` and `metadata.yaml`), not its `raw` alone. */
     readonly whole?: boolean;
+    /**
+     * Aimed: the scheduler first goes on (in arrival order, a few hundred
+     * decisions at most) until that clone runs no command and has none
+     * queued (see {@link insertCommittedDeleted}).
+     */
+    readonly idle?: number;
   }
   /**
    * An old client on the clone's machine writes the bytes run `run` (a

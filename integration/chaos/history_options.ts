@@ -125,6 +125,8 @@ export interface GenerateOptions {
   readonly cutPushShare?: number;
   /** Chance that a history with two clones or more, one driven through the API, starts with a conflict of a shared file there that the clone's own process and a second process over its cache resolve or pull at once, a newer version of theirs published (see {@link insertSharedConflict}); default 0.05. */
   readonly sharedConflictShare?: number;
+  /** Chance that a history starts with a clone's user deleting the version the committed marker names beside a lost run's, or resolving `--mine` a conflict at a deletion of a version the marker here names (see {@link insertCommittedDeleted}); default 0.05. */
+  readonly committedDeletedShare?: number;
 }
 
 /**

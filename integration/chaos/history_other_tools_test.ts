@@ -99,6 +99,7 @@ const MOVE_SHARES = [
   "markerGapShare",
   "cutPushShare",
   "sharedConflictShare",
+  "committedDeletedShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */

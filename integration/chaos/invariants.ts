@@ -227,6 +227,12 @@
  *   that no user's rollback wrote: a version listed above the peer's marker
  *   that this cache's own push published is none the peer moved back from
  *   (`moves_lost_race.ts`).
+ * - I39: a `resolve --mine` whose side here is a deletion, its conflict
+ *   gone as it ended (resolved, or held back for the next push), is
+ *   published by the final sync or met again as a conflict: after the
+ *   final sync no clone holds such a deletion marked, nothing at the path
+ *   here, while the index names the path and no conflict is open there,
+ *   unless its user changed the path since (`mine_deletions.ts`).
  *
  * Runs that fail with anything else (`unreachable`, a lock timeout, a crash)
  * are neither acknowledged nor refused: their data may or may not land

@@ -20,6 +20,7 @@ const LAST_BLOCKS_OFF = {
   markerGapShare: 0,
   cutPushShare: 0,
   sharedConflictShare: 0,
+  committedDeletedShare: 0,
 } as const;
 
 /** The shares of the moves added last, all off: histories drawn without them stay as they were. */

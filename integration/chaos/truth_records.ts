@@ -6,6 +6,7 @@
  * @module
  */
 import { sha256Hex } from "../../sync/hash.ts";
+import type { MineDeletion } from "./mine_deletions.ts";
 
 /** The invariants. */
 export type Invariant =
@@ -46,7 +47,8 @@ export type Invariant =
   | "I35"
   | "I36"
   | "I37"
-  | "I38";
+  | "I38"
+  | "I39";
 
 /** A broken invariant. */
 export interface Violation {
@@ -160,6 +162,8 @@ export class TruthRecords {
    * finds the marker moved on; I1 spares them.
    */
   readonly userDeletedCommitted = new Set<string>();
+  /** Each `--mine` of a deletion here that dropped its conflict (I39, `mine_deletions.ts`). */
+  readonly mineDeletions: MineDeletion[] = [];
   /**
    * Versions a second process over a clone's cache marked dirty (`sibling`
    * moves): one it did not push itself (it died, or its push failed) is the

@@ -5,7 +5,9 @@
  * its marker names (`middleware/version_under_marker.ts`), and where an old
  * client's index write from an earlier read dropped the version's entries
  * (its writer's next pull names them again), such a deletion would take a
- * committed version from every reader the marker points at.
+ * committed version from every reader the marker points at. A deletion
+ * here of the version the marker this clone synced names, beside a lost
+ * run's (`syncedDelete`), is spared by I1 the same way.
  *
  * @module
  */
@@ -78,4 +80,31 @@ export async function underMarkerDelete(
       }
     }
   }
+}
+
+/**
+ * With a `delete` of a run's version that names `synced` (an acknowledged
+ * run's id, see {@link insertCommittedDeleted}): that run's files, as this
+ * clone holds them with the run's bytes, removed here and recorded as its
+ * user's deletion, for the same push; the paths removed. The store may
+ * keep them (the marker there names that version: I1 leaves them, as
+ * I36's).
+ */
+export async function syncedDelete(
+  env: CommandEnv,
+  op: Extract<Op, { kind: "delete" }>,
+  svc: SyncService,
+): Promise<string[]> {
+  const rec = env.truth.runs.find((r) => r.op === op.synced && r.outcome === "success");
+  const gone: string[] = [];
+  for (const f of rec?.files ?? []) {
+    const here = await Deno.readFile(`${svc.cacheDir}/${f.path}`).catch(() => null);
+    if (!here || !sameBytes(here, f.bytes)) continue;
+    const hash = svc.state.synced(f.path)?.hash ?? await sha256Hex(here);
+    await env.changes.record({ op: op.id, clone: op.clone, path: f.path, how: op.how }, null, hash);
+    env.truth.userDeletedCommitted.add(f.path);
+    await Deno.remove(`${svc.cacheDir}/${f.path}`);
+    gone.push(f.path);
+  }
+  return gone;
 }

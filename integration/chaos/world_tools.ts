@@ -24,6 +24,9 @@ const OLD_SAME_DECISIONS = 300;
 /** Scheduler decisions another tool's lockless publication waits at most for its moment. */
 const LOCKLESS_DECISIONS = 300;
 
+/** Scheduler decisions another tool's vanish or rewrite aimed at a clone's idle moment waits at most. */
+const IDLE_DECISIONS = 300;
+
 /** What other tools, old clients and the operator do beside the clones, at the store. */
 export abstract class WorldTools extends WorldStores {
   /**
@@ -54,6 +57,13 @@ export abstract class WorldTools extends WorldStores {
    * bytes it deleted are not lost where a clone held them.
    */
   protected async vanish(op: Extract<Op, { kind: "vanish" }>): Promise<void> {
+    const idle = op.idle === undefined ? undefined : this.clones[op.idle];
+    for (let i = 0; i < IDLE_DECISIONS && idle && (idle.busy || idle.queue.length > 0); i++) {
+      await this.sched.startReady();
+      await this.sched.stepInOrder();
+      await this.afterDecision();
+      if (this.aborted) return;
+    }
     if (op.run !== undefined && op.whole) {
       // Every file of the version, one after the other.
       const run = this.truth.runs.find((r) => r.op === op.run && r.outcome === "success");
