@@ -1,0 +1,44 @@
+/**
+ * Histories the chaos checker found breaking an invariant, shrunk and kept
+ * as they were printed, so each fix stays fixed (part 12: the
+ * committed-deleted move's, `moves_committed_deleted.ts`, found with the
+ * fixes of two reviews taken back; the newest are in `regressions_test.ts`).
+ */
+import { clean } from "./regressions_kit.ts";
+
+/**
+ * I7, I8 (seed 226400039, `--committed-deleted-share 1`, shrunk to 5
+ * operations, with c2dc84c, 27987a8 and 0242bd4 taken back): c1's run
+ * committed m0's `out` version 1 and its marker; its next run's commit of
+ * version 2 and the marker naming it landed, its answer lost. c1's user
+ * deleted both versions here and pushed: the push took version 2's uploads
+ * back, held the marker (naming a version no longer anywhere) and deleted
+ * version 1, the version the committed marker named; the put-back of the
+ * committed marker found no version here to recover its bytes from, so
+ * the index named one marker and the store held another. The deletion of
+ * the committed marker's version is now held where the push cannot
+ * publish the marker here in its place.
+ */
+Deno.test("chaos regression: the deletion of the committed marker's version beside a lost run's is held, the marker never left naming nothing (I7, I8, seed 226400039)", async () => {
+  await clean(
+    '{"seed":226400039,"clones":3,"absentOnError":true,"v2":true,"kinds":["core-single-phase","core","core-single-phase"],"checkedDeletes":true,"ops":[{"id":52,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":56,"kind":"crash","clone":1,"at":"answer","queued":true},{"id":57,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":59,"kind":"delete","clone":1,"file":0,"how":"push","run":57,"synced":52},{"id":60,"kind":"tick","n":45,"pick":1898854290}]}',
+  );
+});
+
+/**
+ * I39 (seed 226400002, `--committed-deleted-share 1`, shrunk to 4
+ * operations, with 20a8b66 taken back): c3's run committed m0's `log`
+ * version 1, its marker naming it; c3's user deleted that version here
+ * and pushed (held: the marker here names it); another client of the
+ * layout published its `raw` again with other bytes, and c3's pull met
+ * that as a conflict with the deletion. Its `--mine` dropped the conflict
+ * while no push would ever publish the deletion: after the final sync the
+ * deletion stayed marked, the index naming the path, and nothing said the
+ * path was in conflict. Such a `--mine` is now refused
+ * (`version_under_marker`), and the user takes theirs, as it says.
+ */
+Deno.test("chaos regression: resolve --mine of a deletion here of a version its marker names is refused, the conflict never dropped for good (I39, seed 226400002)", async () => {
+  await clean(
+    '{"seed":226400002,"clones":4,"kinds":["api","core","api","api"],"ops":[{"id":46,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":48,"kind":"delete","clone":3,"file":0,"how":"push","run":46,"committed":true},{"id":50,"kind":"vanish","file":0,"run":46,"rewrite":true,"idle":3},{"id":54,"kind":"resolve","clone":3,"pick":0,"how":"mine"}]}',
+  );
+});
