@@ -2,7 +2,7 @@
  * Histories the chaos checker found breaking an invariant, shrunk and kept
  * as they were printed, so each fix stays fixed (part 12: the
  * committed-deleted move's, `moves_committed_deleted.ts`, found with the
- * fixes of two reviews taken back; the newest are in `regressions_test.ts`).
+ * fixes of three reviews taken back; the newest are in `regressions_test.ts`).
  */
 import { clean } from "./regressions_kit.ts";
 
@@ -40,5 +40,24 @@ Deno.test("chaos regression: the deletion of the committed marker's version besi
 Deno.test("chaos regression: resolve --mine of a deletion here of a version its marker names is refused, the conflict never dropped for good (I39, seed 226400002)", async () => {
   await clean(
     '{"seed":226400002,"clones":4,"kinds":["api","core","api","api"],"ops":[{"id":46,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":48,"kind":"delete","clone":3,"file":0,"how":"push","run":46,"committed":true},{"id":50,"kind":"vanish","file":0,"run":46,"rewrite":true,"idle":3},{"id":54,"kind":"resolve","clone":3,"pick":0,"how":"mine"}]}',
+  );
+});
+
+/**
+ * I39 (seed 226400008, `--committed-deleted-share 1`, shrunk to 6
+ * operations, with a48b959 taken back): c1's run committed m0's `out`
+ * version 1; its next run's commit of version 2 and the marker naming it
+ * landed, its answer lost. c1's user deleted both versions here and
+ * pushed: version 2's uploads were taken back, and the deletion of
+ * version 1, which the committed marker names, was held (the marker here,
+ * naming version 2, cannot be published in its place). Another client of
+ * the layout published version 1's `raw` again with other bytes, and c1's
+ * pull met that as a conflict with the deletion; its `--mine` dropped the
+ * conflict while the push held the deletion for good. Such a `--mine` is
+ * now refused (`version_under_marker`), and the user takes theirs.
+ */
+Deno.test("chaos regression: resolve --mine of a deletion of the committed marker's version, the marker here not publishable in its place, is refused (I39, seed 226400008)", async () => {
+  await clean(
+    '{"seed":226400008,"clones":2,"absentOnError":true,"v2":true,"kinds":["core","api"],"oldClients":true,"skewMs":[0,63125],"indexFirst":true,"etag":true,"checkedDeletes":true,"setAsideFlaky":true,"ops":[{"id":75,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":79,"kind":"crash","clone":1,"at":"answer","queued":true},{"id":80,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":82,"kind":"delete","clone":1,"file":0,"how":"push","run":80,"synced":75},{"id":84,"kind":"vanish","file":0,"run":75,"rewrite":true,"idle":1},{"id":88,"kind":"resolve","clone":1,"pick":0,"how":"mine"}]}',
   );
 });
