@@ -1,0 +1,28 @@
+/**
+ * Histories the chaos checker found breaking an invariant, shrunk and kept
+ * as they were printed, so each fix stays fixed (part 15; the newest are in
+ * `regressions_test.ts`).
+ */
+import { clean } from "./regressions_kit.ts";
+
+/**
+ * I30 (seed 227970159, `--marker-taken-back-share 1 --cut-take-back-share 1
+ * --marker-gap-share 1 --cut-push-share 1 --shared-cache-share 1`, shrunk to
+ * 11 operations; the checker's): with c1's run of m1's `out` under way, line
+ * 5 of c1's manifest log (the record of `data/shell/cmd/m1/out/1/raw`) was
+ * damaged and another process wrote a line ahead after it, c1's process open
+ * since before. A second process over the cache opened it, told the line
+ * (`state_unreadable`) and, at its first save, wrote a base over it, the
+ * log replaced; the run's save took that base in (no damaged line left to
+ * read), and appended three records, and the lockfile change after it a
+ * fourth. I30 counts the line told by the second process once it is gone
+ * from the log, but read the empty text after the log's last newline as its
+ * fifth line, unreadable, so the line still on disk: the lockfile change was
+ * blamed for a loss the second process had told. A log of four whole lines
+ * now has no fifth line.
+ */
+Deno.test("chaos regression: a damaged line a second process told and wrote a base over is told, the new log's last newline no unreadable line after it (I30, seed 227970159)", async () => {
+  await clean(
+    '{"seed":227970159,"clones":2,"absentOnError":true,"kinds":["core","api"],"reusedLocks":true,"ops":[{"id":46,"kind":"crash","clone":1,"at":"answer","queued":true},{"id":47,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":48,"kind":"tick","n":1,"pick":904115173},{"id":49,"kind":"delete","clone":1,"file":0,"how":"push","run":47},{"id":50,"kind":"tick","n":51,"pick":1431358690},{"id":2,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":3,"kind":"tick","n":36,"pick":1351995403},{"id":21,"kind":"stall","clone":1,"on":true,"at":"companions"},{"id":8,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":33,"kind":"damaged","clone":1,"file":2,"pick":1417955918,"open":true},{"id":22,"kind":"sibling","clone":1,"how":"dies","workMs":15000}]}',
+  );
+});
