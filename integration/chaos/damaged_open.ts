@@ -108,7 +108,12 @@ export async function checkDamagedOpen<S extends DamagedOpenSlot>(
   }
 }
 
-/** True when line `line` (from 1) of the manifest log of the cache at `dir` is on disk and unreadable. */
+/**
+ * True when line `line` (from 1) of the manifest log of the cache at `dir` is
+ * on disk and unreadable. Nothing after the log's last newline is a line: a
+ * log of four whole lines has no fifth (a base written over a damaged line,
+ * a few records appended since, may leave its number just past the end).
+ */
 export function damagedLineOnDisk(dir: string, line: number): boolean {
   let text: string;
   try {
@@ -116,7 +121,9 @@ export function damagedLineOnDisk(dir: string, line: number): boolean {
   } catch {
     return false;
   }
-  const l = text.split("\n")[line - 1];
+  const lines = text.split("\n");
+  if (text.endsWith("\n")) lines.pop();
+  const l = lines[line - 1];
   if (l === undefined) return false;
   try {
     JSON.parse(l);
