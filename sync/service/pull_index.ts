@@ -2,8 +2,9 @@
  * The index a pull works from: the token's fast path (nothing changed since
  * the last whole pull, or since this cache's own checked commit), the read of
  * the v1 index object or the v2 shards, the discovery of a datastore with
- * objects and no index, the refusal of an index naming unsafe keys, and a
- * warning when an old client's push unlisted the unpartitioned shard.
+ * objects and no index, the refusal of an index naming unsafe keys, a
+ * warning when an old client's push unlisted the unpartitioned shard, and
+ * the drop of the token a pull of some prefixes finds outgrown.
  *
  * @module
  */
@@ -20,7 +21,7 @@ import {
 import { shardsMatch } from "../transfer/index_v2.ts";
 import { META_KEY, shardKey, shardOf, UNPARTITIONED } from "../transfer/bucket_layout.ts";
 import type { SluiceEmitter } from "../events.ts";
-import { UNCHECKED } from "./state.ts";
+import { checkedToken, UNCHECKED } from "./state.ts";
 import { indexDiscovery } from "./index_discovered.ts";
 import type { PullDeps } from "./pull.ts";
 
@@ -74,6 +75,7 @@ export async function indexForPull(
     return "unchanged";
   }
   if (index) warnUnlisted(index, events);
+  if (prefixes && index) await tokenOutgrown(deps, index);
   const unsafe = Object.keys(index?.entries ?? {}).filter((p) => !isSafeRelPath(p));
   if (unsafe.length > 0) {
     throw new UnsafePathError(
@@ -106,6 +108,30 @@ function warnUnlisted(index: RemoteIndex, events: SluiceEmitter): void {
       paths.length > 3 ? ", …" : ""
     }): an old client's push wrote the meta's shard list without it. Sluice clients still see them; old clients do not. Nothing was lost: the next Sluice push that commits anything lists it again (run \`sluice push\` once there is a change to publish).`,
   });
+}
+
+/**
+ * Drops the cache's index token when `index`, read whole by a pull of some
+ * prefixes under the very meta the token names, holds shards at versions
+ * other than those of the index the cache reflects (as far as the memo
+ * knows them): a peer's shard write whose meta bump was cut off stands under
+ * that meta. Such a pull takes in only what lies under its prefixes, and the
+ * memo then holds the shard versions it read, so that a commit made after it
+ * on that meta would take them for the index the cache reflects and keep its
+ * own token as current: the next whole pull would pass over the peer's
+ * entries outside those prefixes. Without the token, that pull reads the
+ * index.
+ */
+async function tokenOutgrown(deps: PullDeps, index: RemoteIndex): Promise<void> {
+  const { state } = deps;
+  const m = index.meta;
+  if (m?.meta.version !== 2 || checkedToken(state.indexVersion) !== index.version) return;
+  const known = (await deps.indexMemo?.shardsAt(m.version))?.versions;
+  const read = index.shards ?? {};
+  const same = known !== undefined &&
+    [...new Set([...m.meta.partitions, UNPARTITIONED])]
+      .every((p) => (known[p] ?? null) === (read[p] ?? null));
+  if (!same) state.indexVersion = undefined;
 }
 
 /**
