@@ -20,7 +20,8 @@
  * hold is written only where the datastore's index lists that version (one
  * index read, on that rare path), files this push takes back aside (this
  * cache's own uploads, deleted here since: the marker is then held, and the
- * one published before put back); one it holds as synced, as it is. A
+ * one published before put back), and files whose deletion it makes (this
+ * cache's own, cut off before its commit); one it holds as synced, as it is. A
  * marker whose bytes are no version number (digits, surrounding whitespace
  * aside: empty, a path, two lines) names nothing a reader could follow: it
  * stays out too, dirty, with the reason.
@@ -78,10 +79,12 @@ export function markerAfterVersion(): Middleware<WriteContext> {
       // Not held here: another writer's version the datastore lists (this
       // cache never pulled it), or none at all (a marker set by hand, its
       // version deleted here before it was pushed). One index read, on this
-      // rare path alone. Listed only by this cache's own uploads, deleted
+      // rare path alone; files whose deletion this push makes aside (this
+      // cache's own deletion, cut off before its commit, which the commit
+      // step finishes). Listed only by this cache's own uploads, deleted
       // here, that this push takes back after its commit step's writes: the
       // marker would be named naming a version gone by the push's end.
-      const listed = await listedAfterPush(push, dir);
+      const listed = await listedAfterPush(push, dir, true);
       if (listed === "listed") return await next();
       const back = listed === "taken-back";
       const reason = back ? markerTakenBackReason(ctx.key, dir) : markerUnlistedReason(dir);

@@ -68,7 +68,7 @@ export async function publishOwnMarker(
   if (got?.version !== now.version) return;
   const dir = namedDir(entry.path, got.body);
   if (dir === undefined) return;
-  if (await listedAfterPush(push, dir) === "listed") {
+  if (await listedAfterPush(push, dir, true) === "listed") {
     await publishOwnStranded(push, entry, () => Promise.resolve(writer));
     return;
   }
@@ -208,7 +208,11 @@ async function nameSyncedPutBack(
 
 /**
  * Whether the datastore's index lists a file under the version directory
- * `dir` that stays after `push` (one index read): `listed`; `taken-back`
+ * `dir` that stays after `push` (one index read): `listed`; with
+ * `deletions`, once the push's deletions are decided (at a marker's write),
+ * a file whose deletion the push makes does not stay (its own deletion cut
+ * off before the index update, the store holding nothing there, which
+ * version-under-marker lets through: chaos seed 226400214); `taken-back`
  * when every file it lists there is this cache's own upload, named by the
  * index (its commit landed, its answer lost; or cut off before the marker's
  * shard), that this push takes back (a never-synced path it checks, absent
@@ -221,6 +225,7 @@ async function nameSyncedPutBack(
 export async function listedAfterPush(
   push: PushContext,
   dir: string,
+  deletions = false,
 ): Promise<"listed" | "taken-back" | "none"> {
   const near = await readIndexAround(
     push.store,
@@ -229,7 +234,14 @@ export async function listedAfterPush(
     push.signal,
     push.config.concurrency,
   );
-  const listed = Object.keys(near).filter((k) => k.startsWith(`${dir}/`));
+  const deleted = new Set(
+    deletions
+      ? push.plan.filter((e) => e.action === "delete" && e.path.startsWith(`${dir}/`)).map((e) =>
+        e.path
+      )
+      : [],
+  );
+  const listed = Object.keys(near).filter((k) => k.startsWith(`${dir}/`) && !deleted.has(k));
   if (listed.length === 0) return "none";
   const back = takenBackBy(push, dir);
   if (listed.some((k) => !back.has(k))) return "listed";

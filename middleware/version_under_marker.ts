@@ -31,6 +31,13 @@
  * conflict gone and the deletion waiting. Both hold by one rule
  * (`sync/version_marker_hold.ts`), each over its own looks.
  *
+ * So does a file the datastore no longer holds where the index names the
+ * version this cache synced: this cache's deletion of it was made, and its
+ * commit cut off (a push that moved the marker off the version, stopped
+ * before the index update, the marker here moved back onto it since). The
+ * deletion takes nothing from a reader left; held, the entry would name
+ * nothing for good, so its commit goes (chaos seed 226400214).
+ *
  * So does a file no index names any more: its deletion takes nothing from a
  * reader the marker points at. That is a withdrawal of this cache's own
  * upload cut off part way (`dropOwnStranded` in `sync/service/push_delete.ts`
@@ -110,17 +117,26 @@ export function versionUnderMarker(): Middleware<PushContext> {
 
 /**
  * Leaves the deletion `e` out, dirty, with `reason`, unless no index names
- * its file (`look`: see `unnamedIn`).
+ * its file, or the store holds nothing where the index names the version
+ * synced here (`look`: see `unnamedIn`).
  */
 function hold(
   ctx: PushContext,
   e: PlanEntry,
   reason: string,
-  look: "goes" | "dropped" | "held",
+  look: "goes" | "landed" | "dropped" | "held",
 ): void {
   const marker = `${parentOf(parentOf(e.path))}/latest`;
   if (look === "goes") {
     ctx.note(VERSION_UNDER_MARKER, `${e.path}: no index names it, its deletion goes`, e);
+    return;
+  }
+  if (look === "landed") {
+    ctx.note(
+      VERSION_UNDER_MARKER,
+      `${e.path}: the datastore holds it no more (its deletion made, its commit cut off), its commit goes`,
+      e,
+    );
     return;
   }
   e.action = "skip";

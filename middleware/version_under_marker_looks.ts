@@ -105,23 +105,33 @@ export async function stillPublished(ctx: PushContext, e: PlanEntry): Promise<bo
  * delete, its index read once, and only when such a deletion asks. `goes`:
  * no index names an entry there (nor one a v2 shard holds that its meta
  * does not list yet), and the store holds there nothing or this cache's own
- * upload that a take-back recorded as synced. No index, or one that cannot
- * be read, counts as naming it: the deletion is held (`held`), as before
- * the look. So does another writer's object no index names, or one of this
- * cache's whose commit recorded it: a committed version whose entry an old
- * client's index write dropped, which the marker may name on every clone.
- * Such an object at the very version this cache synced is `dropped`: held,
- * and named again by this push (chaos seed 203100030).
+ * upload that a take-back recorded as synced. `landed`: the index names
+ * there the very version this cache synced, and the store holds nothing
+ * there: this deletion was made already (a push of it cut off after its
+ * delete, before the index update), and only its commit is missing; held,
+ * the entry would name nothing for good (chaos seed 226400214). No index,
+ * or one that cannot be read, counts as naming it: the deletion is held
+ * (`held`), as before the look. So does another writer's object no index
+ * names, or one of this cache's whose commit recorded it: a committed
+ * version whose entry an old client's index write dropped, which the
+ * marker may name on every clone. Such an object at the very version this
+ * cache synced is `dropped`: held, and named again by this push (chaos
+ * seed 203100030).
  */
 export function unnamedIn(
   ctx: PushContext,
   index: () => ReturnType<typeof readIndex>,
-): (path: string) => Promise<"goes" | "dropped" | "held"> {
+): (path: string) => Promise<"goes" | "landed" | "dropped" | "held"> {
   const o = [ctx.config.retry, ctx.signal] as const;
   return async (path) => {
     try {
       const got = await index();
-      if (!got || Object.hasOwn(got.entries, path)) return "held";
+      if (!got) return "held";
+      if (Object.hasOwn(got.entries, path)) {
+        const synced = ctx.state.synced(path);
+        if (synced === undefined || got.entries[path].v !== synced.version) return "held";
+        return await ctx.store.head(path, { signal: ctx.signal }) === null ? "landed" : "held";
+      }
       if (await unlistedEntry(ctx.store, got, path, ...o) !== undefined) return "held";
       const there = await ctx.store.head(path, { signal: ctx.signal });
       if (there === null) return "goes";
