@@ -61,3 +61,29 @@ Deno.test("chaos regression: resolve --mine of a deletion of the committed marke
     '{"seed":226400008,"clones":2,"absentOnError":true,"v2":true,"kinds":["core","api"],"oldClients":true,"skewMs":[0,63125],"indexFirst":true,"etag":true,"checkedDeletes":true,"setAsideFlaky":true,"ops":[{"id":75,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":79,"kind":"crash","clone":1,"at":"answer","queued":true},{"id":80,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":82,"kind":"delete","clone":1,"file":0,"how":"push","run":80,"synced":75},{"id":84,"kind":"vanish","file":0,"run":75,"rewrite":true,"idle":1},{"id":88,"kind":"resolve","clone":1,"pick":0,"how":"mine"}]}',
   );
 });
+
+/**
+ * I7, I8 (seed 226400214, `--committed-deleted-share 1`, shrunk to 9
+ * operations, failing the same with c2dc84c, 27987a8, 0242bd4, 20a8b66 and
+ * a48b959 taken back): c0's runs committed m1's `log` versions 1 and 2, the
+ * marker naming 2; c0's user deleted version 2 here and pushed (held: the
+ * marker here names it). The user moved the marker back onto 1 and pushed:
+ * that push wrote the marker and deleted version 2's files, and c0 crashed
+ * before the index update. Its restarted process moved the marker onto 2
+ * again (the empty directory left) and pushed: version-under-marker held
+ * the deletions, finished on the store, for good, so the index named
+ * version 2's files, gone, and the marker naming 2 was published, version
+ * 2's dangling entries counting as listing it. A deletion whose file the
+ * store no longer holds where the index names the version synced here now
+ * goes (its commit made), and the marker here is held, the stranded upload
+ * naming 1 published. Kept as printed and with its last tick two decisions
+ * longer (23): the look at those files adds two HEADs to the first push's
+ * deletion, and with them the printed history no longer crashes there; the
+ * longer tick crashes it where it did (and fails the same without the fix).
+ */
+Deno.test("chaos regression: a deletion under the marker here that landed, its commit cut off, is committed, and the marker moved onto its version again is held (I7, I8, seed 226400214)", async () => {
+  await clean(
+    '{"seed":226400214,"clones":2,"kinds":["core","core"],"indexFirst":true,"ops":[{"id":66,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":70,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":71,"kind":"tick","n":32,"pick":1105478801},{"id":72,"kind":"delete","clone":0,"file":0,"how":"push","run":70,"committed":true},{"id":73,"kind":"tick","n":21,"pick":47873506},{"id":0,"kind":"crash","clone":0,"at":"commit"},{"id":9,"kind":"marker","clone":0,"model":1,"data":1,"back":true,"how":"push"},{"id":11,"kind":"tick","n":21,"pick":1848523982},{"id":34,"kind":"marker","clone":0,"model":1,"data":1,"back":false,"how":"push"}]}',
+    '{"seed":226400214,"clones":2,"kinds":["core","core"],"indexFirst":true,"ops":[{"id":66,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":70,"kind":"run","clone":0,"model":1,"data":1,"workMs":0},{"id":71,"kind":"tick","n":32,"pick":1105478801},{"id":72,"kind":"delete","clone":0,"file":0,"how":"push","run":70,"committed":true},{"id":73,"kind":"tick","n":21,"pick":47873506},{"id":0,"kind":"crash","clone":0,"at":"commit"},{"id":9,"kind":"marker","clone":0,"model":1,"data":1,"back":true,"how":"push"},{"id":11,"kind":"tick","n":23,"pick":1848523982},{"id":34,"kind":"marker","clone":0,"model":1,"data":1,"back":false,"how":"push"}]}',
+  );
+});
