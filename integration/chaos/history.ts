@@ -38,7 +38,7 @@ import {
 import { insertCopies, insertDamagedLogs, insertSiblings, insertTornLogs } from "./moves_cache.ts";
 import { insertBlips } from "./moves_blip.ts";
 import { insertTheirsShape } from "./moves_theirs.ts";
-import { insertDroppedDeletion, insertDroppedEdit } from "./moves_dropped.ts";
+import { insertDroppedDeletion } from "./moves_dropped.ts";
 import { insertPutBackLost } from "./moves_put_back.ts";
 import { insertLockfileRace } from "./moves_lockfile.ts";
 import { insertLostMarkerWindow } from "./moves_lost_marker.ts";
@@ -48,14 +48,8 @@ import { insertLostRace } from "./moves_lost_race.ts";
 import { insertShardCut } from "./moves_shard_cut.ts";
 import { insertCheckedWindow } from "./moves_checked_window.ts";
 import { insertRepublished } from "./moves_republished.ts";
-import { insertMarkerTakenBack } from "./moves_marker_taken_back.ts";
-import { insertCutTakeBack } from "./moves_cut_take_back.ts";
 import { insertTakeBackFault } from "./moves_take_back.ts";
-import { markSaveGap } from "./moves_save_gap.ts";
-import { insertMarkerGap } from "./moves_marker_gap.ts";
-import { insertCutPush } from "./moves_cut_push.ts";
-import { insertSharedConflict } from "./moves_shared_conflict.ts";
-import { insertCommittedDeleted } from "./moves_committed_deleted.ts";
+import { insertLastBlocks } from "./history_last_blocks.ts";
 import {
   markBlinds,
   markParallel,
@@ -465,24 +459,8 @@ export function generateHistory(seed: number, options: GenerateOptions = {}): Hi
   // From a generator of its own: the operations above stay as they were.
   const republished = etag && oldClients && !v2;
   insertRepublished(ops, kinds, republished, own(0x72707562), options.republishedShare ?? 0.05);
-  // From a generator of its own: the operations above stay as they were.
-  insertMarkerTakenBack(ops, clones, own(0x6d6b7462), options.markerTakenBackShare ?? 0.05);
-  // From a generator of its own: the operations above stay as they were.
-  insertCutTakeBack(ops, kinds, republished, own(0x63746b62), options.cutTakeBackShare ?? 0.05);
-  // From a generator of its own, once every run is marked `parallel` or not.
-  markSaveGap(ops, seed, options.saveGapShare ?? 0.05);
-  // From a generator of its own: the operations above stay as they were.
-  if (oldClients && !v2) {
-    insertDroppedEdit(ops, kinds, own(0x64726564), options.droppedEditShare ?? 0.05);
-  }
-  // From a generator of its own: the operations above stay as they were.
-  const oldV1 = oldClients && !v2;
-  insertMarkerGap(ops, clones, oldV1, own(0x6d6b6770), options.markerGapShare ?? 0.05);
-  // From a generator of its own: the operations above stay as they were.
-  insertCutPush(ops, kinds, own(0x63747073), options.cutPushShare ?? 0.05);
-  // From a generator of its own: the operations above stay as they were.
-  insertSharedConflict(ops, kinds, own(0x73686366), options.sharedConflictShare ?? 0.05);
-  insertCommittedDeleted(ops, clones, own(0x636d646c), options.committedDeletedShare ?? 0.05);
+  // The last moves, each from a generator of its own: the operations above stay as they were.
+  insertLastBlocks(ops, { seed, clones, kinds, oldClients, v2, republished }, options);
   return {
     seed,
     clones,
