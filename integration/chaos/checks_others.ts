@@ -7,8 +7,15 @@
  * @module
  */
 import { sha256Hex } from "../../sync/hash.ts";
+import { WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
 import { indexEntriesOf } from "./index_checks.ts";
 import { sameBytes, type StoreInspector, TruthRecords } from "./truth_records.ts";
+
+/** What I18 reads of the object at another tool's path: its version and metadata. */
+export interface ForeignHead {
+  readonly version: string;
+  readonly metadata?: Readonly<Record<string, string>>;
+}
 
 /** The checks of writes by old clients and other tools, over the history's records. */
 export class OtherWriterChecks extends TruthRecords {
@@ -99,18 +106,29 @@ export class OtherWriterChecks extends TruthRecords {
    * tool's own is also on every clone, but a clone whose user changed that
    * path (`changedBy`: an edit, a merge of a conflict there), whose copy is
    * its user's choice (published, the store would no longer hold the
-   * tool's bytes; else it is held here, dirty or in conflict: I6's).
+   * tool's bytes; else it is held here, dirty or in conflict: I6's). The
+   * object there (`head`) is the tool's only at the version its put made
+   * and with no writer's id: the same bytes a writer wrote there since (a
+   * marker a resolution put back, its index update cut off by a crash) are
+   * that writer's, held to the invariants over its own writes.
    */
   async checkForeign(
     entries: Readonly<Record<string, { h?: string }>>,
     read: (key: string) => Promise<Uint8Array | undefined>,
     cloneDirs: readonly string[],
     changedBy: (clone: number, path: string) => boolean = () => false,
+    head?: (key: string) => Promise<ForeignHead | null>,
   ): Promise<void> {
     for (const f of this.foreign) {
       const hash = await sha256Hex(new TextEncoder().encode(f.text));
       const held = await read(f.path);
       if (!held || (await sha256Hex(held)) !== hash) continue;
+      if (head && f.version !== undefined) {
+        const now = await head(f.path);
+        if (now && (now.version !== f.version || now.metadata?.[WRITER_METADATA] !== undefined)) {
+          continue;
+        }
+      }
       const e = entries[f.path];
       // A discovered entry has no hash (`h` empty), as other clients' entries.
       if (!e || (e.h && e.h !== hash)) {

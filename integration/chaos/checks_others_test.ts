@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { sha256Hex } from "../../sync/hash.ts";
+import { WRITER_METADATA } from "../../sync/transfer/writer_id.ts";
 import { GroundTruth } from "./invariants.ts";
 
 const enc = (t: string) => new TextEncoder().encode(t);
@@ -57,4 +59,47 @@ Deno.test("I19: a blind deletion of a run's output is spared once the cache that
   assert.deepEqual(await blindDeletion([one, { replaced: 2 }, again], "one", [2]), ["I19"]);
   const other = { run: 5, clone: 0, bytes: "one" };
   assert.deepEqual(await blindDeletion([one, other, { replaced: 2 }], "one", [0]), ["I19"]);
+});
+
+/**
+ * I18 after the final sync over another tool's `latest` marker ("1") a
+ * clone's run moved on ("2", named by the index), where `after` then
+ * wrote "1" again (a resolution's write whose index update never came):
+ * the invariants it found.
+ */
+async function markerWrittenAgain(
+  after: { version: string; metadata?: Record<string, string> } | undefined,
+): Promise<string[]> {
+  const truth = new GroundTruth();
+  const path = "data/shell/cmd/m1/out/latest";
+  truth.foreign.push({ op: 41, path, text: "1", own: false, version: "v1" });
+  const head = after ?? { version: "v1" };
+  const entries = { [path]: { h: await sha256Hex(enc("2")) } };
+  await truth.checkForeign(
+    entries,
+    () => Promise.resolve(enc("1")),
+    [],
+    () => false,
+    () => Promise.resolve(head),
+  );
+  return truth.violations.map((v) => v.invariant);
+}
+
+Deno.test("I18: bytes equal to another tool's written again at its path by a writer are not the tool's object", async () => {
+  // The tool's own object, still there, named with other bytes: a loss.
+  assert.deepEqual(await markerWrittenAgain(undefined), ["I18"]);
+  // Written over since by a Sluice writer with the same bytes (seed
+  // 228900022): that writer's own uncommitted write, not the tool's.
+  assert.deepEqual(
+    await markerWrittenAgain({ version: "v26", metadata: { [WRITER_METADATA]: "w2" } }),
+    [],
+  );
+  // On a store whose versions are ETags the version alone says nothing;
+  // the writer's id does.
+  assert.deepEqual(
+    await markerWrittenAgain({ version: "v1", metadata: { [WRITER_METADATA]: "w2" } }),
+    [],
+  );
+  // Another version with no writer's id (another tool's write): not the tool's first object either.
+  assert.deepEqual(await markerWrittenAgain({ version: "v9" }), []);
 });

@@ -435,6 +435,7 @@ export class World extends WorldResolution {
       (key) => this.target.inspect.read(key),
       this.clones.map((c) => c.dir),
       (clone, path) => this.changes.edits.some((e) => e.clone === clone && e.path === path),
+      (key) => this.target.direct.head(key),
     );
     await this.truth.checkVanished(
       (key) => this.target.inspect.read(key),

@@ -77,7 +77,9 @@
  *   anything (`foreign` moves) is, while the store still holds its bytes
  *   after the final sync, named by the index with them; a file of that
  *   tool's own is also on every clone. The rule a first index is made by:
- *   what is there when an index is made is named by it.
+ *   what is there when an index is made is named by it. The object is the
+ *   tool's while the store holds the version its put made (no writer's id
+ *   on it): the same bytes a writer put there since are that writer's.
  *   So too a data version another tool published mid-history honouring no
  *   lock, at a run's number while the run held its lock with its version
  *   written (`lockless` moves): its `raw` and `metadata.yaml` are held by

@@ -291,8 +291,12 @@ export class TruthRecords {
     number,
     { readonly id: number; readonly clone: number; readonly file?: number; readonly del?: boolean }
   >();
-  /** The objects another tool put into the bucket (`foreign` moves); `own`: a path of its own. */
-  readonly foreign: { op: number; path: string; text: string; own: boolean }[] = [];
+  /**
+   * The objects another tool put into the bucket (`foreign` moves); `own`:
+   * a path of its own; `version`: the store's version of its put.
+   */
+  readonly foreign: { op: number; path: string; text: string; own: boolean; version?: string }[] =
+    [];
   /**
    * The objects another tool published mid-history honouring no lock
    * (`lockless` moves): `indexed`, written with its index entry; `marker`,

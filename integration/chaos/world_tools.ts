@@ -39,9 +39,10 @@ export abstract class WorldTools extends WorldStores {
   protected async foreign(op: Extract<Op, { kind: "foreign" }>): Promise<void> {
     for (const o of foreignObjects(op)) {
       const bytes = new TextEncoder().encode(o.text);
-      await this.target.direct.put(o.path, bytes, PutModes.overwrite);
+      const put = await this.target.direct.put(o.path, bytes, PutModes.overwrite);
       this.stats.foreignWrites++;
-      this.truth.foreign.push({ op: op.id, path: o.path, text: o.text, own: op.what === "file" });
+      const own = op.what === "file";
+      this.truth.foreign.push({ op: op.id, path: o.path, text: o.text, own, version: put.version });
       if (SHARED_FILES.includes(o.path)) {
         await this.changes.record(
           { op: op.id, clone: FOREIGN_WRITER, path: o.path, how: "another tool" },
