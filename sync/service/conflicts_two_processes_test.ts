@@ -59,6 +59,13 @@ const withNewerTheirs = (rec: ConflictRecord): ConflictRecord => ({
   theirs: { version: "v3", hash: H("e"), size: 7 },
 });
 
+/** The second process sets aside what is at the path now and records it against a newer version of theirs. */
+async function newerRecorded(dir: string, two: ConflictSet): Promise<LocalSide> {
+  const newer = await setAside(dir, "edited meanwhile", 2);
+  await two.record([withNewerTheirs(conflict(newer, 2))]);
+  return newer;
+}
+
 /** Two processes' conflict records (`one`, `two`) over one new cache `dir`, removed after `body`. */
 async function withTwoProcesses(
   body: (t: { dir: string; one: ConflictSet; two: ConflictSet }) => Promise<void>,
@@ -148,8 +155,7 @@ Deno.test("a clear of a path whose record another process saved anew since this 
     await one.refresh(); // the first process reads that record, to resolve it
     // The second process's pull finds a newer version of theirs meanwhile
     // and sets aside what is at the path now.
-    const newer = await setAside(dir, "edited meanwhile", 2);
-    await two.record([withNewerTheirs(conflict(newer, 2))]);
+    const newer = await newerRecorded(dir, two);
     // The first process clears the record it read: the newer one stands.
     await one.clear([PATH]);
     const kept = await saved(dir);
@@ -167,8 +173,7 @@ Deno.test("a settle of a path whose record another process saved anew since this
     // A conflict with the copy in place (no copy set aside): a settle drops it.
     await two.record([conflict({ location: PATH, hash: H("a"), size: 4 }, 1)]);
     await one.refresh();
-    const newer = await setAside(dir, "edited meanwhile", 2);
-    await two.record([withNewerTheirs(conflict(newer, 2))]);
+    const newer = await newerRecorded(dir, two);
     await one.settle([PATH]);
     assert.equal((await saved(dir))?.mine?.location, newer.location);
     assert.ok(one.has(PATH));
@@ -203,8 +208,7 @@ Deno.test("a clear of a path whose record this process saved over one another pr
     const first = await setAside(dir, "mine", 1);
     await two.record([conflict(first, 1)]);
     await one.refresh(); // a resolution begins, and reads that record
-    const newer = await setAside(dir, "edited meanwhile", 2);
-    await two.record([withNewerTheirs(conflict(newer, 2))]);
+    const newer = await newerRecorded(dir, two);
     // The resolution saves its record of the path (its copy moved), then clears it.
     const moved = await setAside(dir, "mine, moved", 3);
     await one.record([conflict(moved, 3)]);
@@ -263,8 +267,7 @@ Deno.test("a clear of a path keeps a newer record another process saved for it, 
     await one.refresh(); // a resolution begins, and reads that record
     // The second process's pull finds a newer version of theirs meanwhile
     // and sets aside what is at the path now.
-    const newer = await setAside(dir, "edited meanwhile", 2);
-    await two.record([withNewerTheirs(conflict(newer, 2))]);
+    const newer = await newerRecorded(dir, two);
     // The first process saves a record of another path: the file it writes
     // holds the second's newer record of the path, which it takes in.
     await one.record([otherPath("x", H("c"), 3)]);
@@ -297,8 +300,7 @@ Deno.test("a clear of a path keeps a newer record another process saved for it, 
     const first = await setAside(dir, "mine", 1);
     await two.record([conflict(first, 1)]);
     await one.refresh(); // a resolution begins, and reads that record
-    const newer = await setAside(dir, "edited meanwhile", 2);
-    await two.record([withNewerTheirs(conflict(newer, 2))]);
+    const newer = await newerRecorded(dir, two);
     await one.record([otherPath("x", H("c"), 3)]);
     // The resolution saves its record of the path (its copy moved), then clears it.
     const moved = await setAside(dir, "mine, moved", 4);
