@@ -7,8 +7,26 @@
 import assert from "node:assert/strict";
 import { InMemoryStore } from "../packages/testing/mod.ts";
 import { readIndex } from "../sync/transfer/remote_index.ts";
-import { assertIndexCurrent, clone, put, quick, read } from "../sync/service/clone_kit.ts";
-import { DATA, MARKER, strandedOverTwo } from "./marker_stranded_kit.ts";
+import {
+  assertIndexCurrent,
+  clone,
+  isIndexKey,
+  put,
+  quick,
+  read,
+  v2Store,
+} from "../sync/service/clone_kit.ts";
+import { DATA, MARKER, putVersion, strandedOverTwo } from "./marker_stranded_kit.ts";
+import {
+  DATA as TAKEN_BACK_DATA,
+  deletedHere,
+  MARKER as TAKEN_BACK_MARKER,
+  pushCutOff,
+  SHARD_CUT,
+} from "./marker_taken_back_kit.ts";
+import type { SyncService } from "../sync/service/service.ts";
+import { pushUnderGlobalLock } from "../sync/service/global_lock_push.ts";
+import { GLOBAL, lockOptions } from "../sync/service/global_lock_kit.ts";
 
 /**
  * A synced `latest` marker that an earlier push of this cache rewrote, cut
@@ -84,4 +102,67 @@ Deno.test("a synced marker held back over a version deleted here puts back the c
   assert.deepEqual(a.conflicts(), []);
   assert.ok(!a.state.dirtyPaths().includes(MARKER));
   await assertIndexCurrent(store, { held: true });
+});
+
+/**
+ * Chaos seed 227900160 in-process: a v2 bucket, beside old clients (each
+ * push under their global lock), a version's shard written and the
+ * marker's cut off, so that the marker's upload stands in place of the
+ * committed one. Version 2 is deleted here and pushed: the commit puts the
+ * committed marker back over the upload (recorded as synced at the copy),
+ * and the process dies before the index write naming that copy. The marker
+ * here still names version 2, so it stays held, and nothing named the copy
+ * after: the index named the version the put-back replaced for good, and a
+ * fresh clone's pull skipped the marker as not yet committed. The next
+ * push names the copy.
+ */
+Deno.test("a put-back of the committed marker over its own stranded upload, cut off before its index write, is named by the next push", async () => {
+  const store = await v2Store();
+  // The process dies at the index write after the marker's put-back: no
+  // call of it reaches the store after.
+  let armed = false;
+  let putBack = false;
+  let dead = false;
+  const calls = new Set(["get", "head", "put", "delete"]);
+  const hooked = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (!calls.has(String(prop))) return value.bind(target);
+      return async (key: string, ...rest: unknown[]) => {
+        if (dead || (putBack && prop === "put" && isIndexKey(key))) {
+          dead = true;
+          throw new Error("died before the index write");
+        }
+        const r = await value.call(target, key, ...rest);
+        if (armed && prop === "put" && key === TAKEN_BACK_MARKER) putBack = true;
+        return r;
+      };
+    },
+  });
+  const a = await clone(hooked, "a");
+  const global = (svc: SyncService) =>
+    pushUnderGlobalLock(svc, svc.lockBackend!.createLock(GLOBAL, svc.identity, lockOptions));
+  await putVersion(a, "1", { data: TAKEN_BACK_DATA });
+  await global(a);
+  await pushCutOff(store, a, "2", SHARD_CUT);
+  assert.equal(store.peekText(TAKEN_BACK_MARKER), "2", "the marker's upload stands");
+  await deletedHere(a, "2");
+  armed = true;
+  await assert.rejects(global(a), /died before the index write/);
+  assert.equal(store.peekText(TAKEN_BACK_MARKER), "1", "the committed marker was put back");
+  // Its process restarted (the global lock it left taken over as stale),
+  // the cache pushes, pulls and pushes again.
+  await store.delete(GLOBAL);
+  const again = await clone(store, "a", a.cacheDir);
+  const r = await global(again);
+  assert.ok(r.skipped.some((s) => s.path === TAKEN_BACK_MARKER), "the marker is held");
+  await again.pullChanged();
+  await global(again);
+  assert.equal(await read(again, TAKEN_BACK_MARKER), "2");
+  assert.ok(again.state.dirtyPaths().includes(TAKEN_BACK_MARKER));
+  await assertIndexCurrent(store, { held: true });
+  const fresh = await clone(store, "fresh");
+  const pulled = await fresh.pullChanged();
+  assert.equal(await read(fresh, TAKEN_BACK_MARKER), "1", JSON.stringify(pulled));
 });
