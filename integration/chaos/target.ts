@@ -110,3 +110,11 @@ export const memoryTarget: TargetFactory = (env) => {
     close: () => Promise.resolve(),
   });
 };
+
+/**
+ * The version of `key` the store holds, read for a check in the middle of
+ * a history; null when it holds none.
+ */
+export async function heldVersionOf(target: ChaosTarget, key: string): Promise<string | null> {
+  return (await target.direct.head(key).catch(() => null))?.version ?? null;
+}

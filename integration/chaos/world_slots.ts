@@ -32,7 +32,7 @@ import { NamedDeletions } from "./named_deletions.ts";
 import { Withdrawals } from "./withdrawals.ts";
 import { SimScheduler, type Unit } from "./scheduler.ts";
 import { type ChaosStats, emptyStats, type WorkloadOptions } from "./stats.ts";
-import type { ChaosTarget } from "./target.ts";
+import { type ChaosTarget, heldVersionOf } from "./target.ts";
 
 interface Busy {
   readonly unit: Unit;
@@ -205,8 +205,7 @@ export abstract class WorldSlots {
             .map(([p, e]) => [p, e.v]),
         );
       },
-      heldVersion: async (path) =>
-        (await this.target.direct.head(path).catch(() => null))?.version ?? null,
+      heldVersion: (path) => heldVersionOf(this.target, path),
       windowOf: (clone, op) => {
         this.oldWindowsOpen.add(op);
         const s = this.seqOf(clone);
