@@ -113,8 +113,12 @@ export const memoryTarget: TargetFactory = (env) => {
 
 /**
  * The version of `key` the store holds, read for a check in the middle of
- * a history; null when it holds none.
+ * a history; null when it holds none. Read past the faults the history
+ * injects (`unfaulted`): the in-memory target's `direct` is the faulted
+ * store itself, so during an outage its HEAD fails, and a failure taken
+ * for no object made the check report a held object as gone (seed
+ * 229200020, I7).
  */
 export async function heldVersionOf(target: ChaosTarget, key: string): Promise<string | null> {
-  return (await target.direct.head(key).catch(() => null))?.version ?? null;
+  return (await target.unfaulted((s) => s.head(key)).catch(() => null))?.version ?? null;
 }
