@@ -15,7 +15,7 @@ import type { PushContext, WriteContext } from "../sync/context.ts";
 import { isInternalPath } from "../sync/paths.ts";
 import { readIndex, readIndexAround } from "../sync/transfer/remote_index.ts";
 import { isUnversioned } from "../sync/transfer/bucket_layout.ts";
-import { replaceAndName } from "../sync/transfer/put_back.ts";
+import { nameLeftPutBack, replaceAndName } from "../sync/transfer/put_back.ts";
 import { committedMarkerBytes, warnUnrestored } from "./marker_committed_bytes.ts";
 import { publishOwnStranded } from "../sync/service/push_delete.ts";
 import { pushWriterId } from "../sync/service/push_write.ts";
@@ -43,7 +43,10 @@ export function namedDir(marker: string, body: WriteContext["body"]): string | u
  * either (deleted here, its uploads taken back: a crashed run's output
  * cleaned up, or this very push taking them back), no push will ever list
  * it, and the committed marker is put back in place of the upload instead
- * (`putBackCommitted`), also where that upload's commit landed.
+ * (`putBackCommitted`), also where that upload's commit landed. Where the
+ * store holds this cache's own object at the version synced here, and the
+ * index names another version of the same bytes, a put-back whose index
+ * write never came, that copy is named (`nameSyncedPutBack`).
  */
 export async function publishOwnMarker(
   push: PushContext,
@@ -51,7 +54,13 @@ export async function publishOwnMarker(
 ): Promise<void> {
   const writer = await pushWriterId(push);
   const now = await push.store.head(entry.path, { signal: push.signal });
-  if (!now || !isOwnUncommitted(now, entry.syncedVersion, writer)) return;
+  if (!now) return;
+  if (!isOwnUncommitted(now, entry.syncedVersion, writer)) {
+    if (writer !== null && now.metadata?.[WRITER_METADATA] === writer) {
+      await nameSyncedPutBack(push, entry.path, now.version);
+    }
+    return;
+  }
   const got = await getOrNull(push.store, entry.path, {
     retry: push.config.retry,
     signal: push.signal,
@@ -151,6 +160,50 @@ async function putBackCommitted(
       size: synced.size,
     });
   }
+}
+
+/**
+ * Names this cache's own object at `marker`, at `version`, the version
+ * synced here, where the index names another version of the same bytes
+ * (the synced hash): a put-back of the committed marker recorded as synced
+ * before its index write (`putBackCommitted`, or the marker take-back of a
+ * lost version), whose process died before that write. The copy replaced
+ * the version the index names (the store holds one object a path), so the
+ * index names a version gone for good, and a fresh clone's pull skips the
+ * marker as not yet committed; while the marker stays held here, no write
+ * of it names the copy either (chaos seed 227900160). Named in place of
+ * that version only while the index still names it, as the put-back would
+ * have; in a two-phase push, by the commit, under the global lock. One
+ * index read, on this path alone.
+ */
+async function nameSyncedPutBack(
+  push: PushContext,
+  marker: string,
+  version: string,
+): Promise<void> {
+  const synced = push.state.synced(marker);
+  if (!synced || synced.version !== version) return;
+  const call = { retry: push.config.retry, signal: push.signal };
+  const named = (await readIndexAround(
+    push.store,
+    marker,
+    push.config.retry,
+    push.signal,
+    push.config.concurrency,
+  ))[marker];
+  if (
+    !named || isUnversioned(named) || named.v === synced.version || named.h !== synced.hash
+  ) return;
+  const name = () =>
+    nameLeftPutBack(push.store, marker, synced.version, synced.size, named, {
+      ...call,
+      concurrency: push.config.concurrency,
+      now: () => push.clock.now(),
+    }).then(() => {}, (e) => {
+      if (push.signal?.aborted) throw e;
+    });
+  if (push.preparing) push.atCommit.push(name);
+  else await name();
 }
 
 /**

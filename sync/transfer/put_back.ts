@@ -124,6 +124,24 @@ export async function replaceAndName(
   return await nameInPlace(store, path, version, bytes.length, named, written, opts);
 }
 
+/**
+ * Names `version` of `path` (`size` bytes), an object put back earlier
+ * whose naming never came (its writer's process died before that index
+ * write), in place of `named.v`, only while the entry still names it, as
+ * {@link putBackAndName} does; overtaken, the object is left in place (it
+ * may be what a later commit meets).
+ */
+export async function nameLeftPutBack(
+  store: ObjectStore,
+  path: string,
+  version: string,
+  size: number,
+  named: Pick<IndexEntry, "v" | "h">,
+  opts: PutBackOptions,
+): Promise<PutBack> {
+  return await nameInPlace(store, path, version, size, named, false, opts);
+}
+
 /** The options of {@link putBackAndName} and {@link replaceAndName}. */
 export interface PutBackOptions {
   readonly retry: RetryPolicy;
