@@ -38,7 +38,8 @@ import {
 
 export { pullLeftBehind, type PullResult } from "./pull_result.ts";
 export { under } from "./pull_plan.ts";
-import { ownWriteChecker, planFetches, under } from "./pull_plan.ts";
+import { planFetches, under } from "./pull_plan.ts";
+import { ownWriteChecker } from "./pull_own_write.ts";
 import { conflictRecorder } from "./pull_conflict_recorder.ts";
 import { keepBlocked } from "./pull_blocked.ts";
 import { removeDangling } from "./dangling_entries.ts";

@@ -16,19 +16,14 @@ import {
   namesHighestListed,
   ownListedVersions,
 } from "../marker_numbers.ts";
-import { withRetry } from "../retry.ts";
 import type { FileIdentity } from "../transfer/file_identity.ts";
 import { CopyVanishedError } from "../transfer/cache_state.ts";
 import { marksElsewhere, underMarks } from "./pull_elsewhere.ts";
 import type { IndexEntry } from "../transfer/remote_index.ts";
 import { isUnversioned, isVersionFile } from "../transfer/bucket_layout.ts";
 import { VERSION_REWRITTEN } from "./pull_aside.ts";
-import {
-  isOwnUncommitted,
-  readWriter,
-  readWriterId,
-  WRITER_METADATA,
-} from "../transfer/writer_id.ts";
+import { readWriter, readWriterId } from "../transfer/writer_id.ts";
+import type { OwnWrite } from "./pull_own_write.ts";
 import { type ConflictRecord, PULL_SET_ASIDE_REASON } from "./conflicts.ts";
 import type { RecordConflict } from "./pull_conflict_recorder.ts";
 import { setAsideAsLost } from "./set_aside_lost.ts";
@@ -72,59 +67,6 @@ async function markerMoved(
     ? undefined
     : ownListedVersions(path, listed, (p) => deps.state.synced(p)?.own === writer);
   return namesHighestListed(path, listed, named!, own) ? "further" : undefined;
-}
-
-/**
- * What {@link ownWriteChecker} found at a path: this cache's own write
- * (`true`), another's or none of this cache's (`false`), or (`"gone"`) no
- * object at the version the entry names, where one of this cache's making
- * may have been: it was deleted (a peer's deletion whose index update has
- * not come yet, or an entry left naming nothing) or written over by
- * another writer (a peer's update whose index update has not come yet),
- * and its writer id went with it.
- */
-export type OwnWrite = boolean | "gone";
-
-/**
- * True when the store holds this cache's own write at `path`: uncommitted,
- * other than `e`'s, or `e`'s own version (a commit whose answer was lost,
- * never seen synced here), or the object an entry of another client names
- * by its size alone (an old client's listing of a bucket without an index
- * named this cache's upload whose commit never came). `"gone"` when the
- * entry names a version and the store holds nothing at `path`, or another
- * writer's object at another version (see {@link OwnWrite}). Its writer id
- * is read once per pull; a look that fails (after its retries) fails the
- * pull, which never takes this cache's own write for a peer's change for
- * want of a look.
- */
-export function ownWriteChecker(
-  deps: PullDeps,
-): (path: string, e: IndexEntry) => Promise<OwnWrite> {
-  const { store, cache, config, signal } = deps;
-  let writer: ReturnType<typeof readWriter> | undefined;
-  return async (path, e) => {
-    // Another client's entry names no version: only one made from a listing
-    // (no hash) can name this cache's upload, by its size.
-    if (isUnversioned(e) && e.h !== "") return false;
-    const { id, bound } = await (writer ??= readWriter(cache));
-    if (id === null) return false;
-    const now = await withRetry(() => store.head(path, { signal }), config.retry, signal);
-    if (isUnversioned(e)) {
-      return now !== null && now.size === e.s && now.metadata?.[WRITER_METADATA] === id &&
-        (bound || deps.state.attempted(path));
-    }
-    if (now === null) return "gone";
-    if (isOwnUncommitted(now, e.v, id)) return true;
-    // Another writer's object over the entry's version (its commit not come
-    // yet, or come after the index this pull read): the object the entry
-    // names is gone, and its writer id with it.
-    if (now.version !== e.v) return "gone";
-    // At the entry's version: with the id bound to this state directory
-    // (no copy of the cache carries it), or else where this cache
-    // recorded a write of the path whose commit it never saw come (a
-    // copy, where the system gives no identity to bind the id to, never did).
-    return now.metadata?.[WRITER_METADATA] === id && (bound || deps.state.attempted(path));
-  };
 }
 
 /** What {@link planFetches} needs of the pull. */
