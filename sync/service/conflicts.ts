@@ -35,14 +35,11 @@ export {
 } from "./conflict_messages.ts";
 import { defaultStateDir } from "../transfer/cache.ts";
 import { atomicWrite } from "../transfer/atomic_write.ts";
-import {
-  readSetAsideReason,
-  releaseSetAside,
-  setAsideReasons,
-  setAsideReleased,
-} from "../transfer/cache_state.ts";
+import { readSetAsideReason, releaseSetAside, setAsideReasons } from "../transfer/cache_state.ts";
 import { strayCopy } from "./conflict_stray.ts";
 import { type ConflictFile, keptCopies, parseRecords, sameRecord } from "./conflict_file.ts";
+import { carryAside, setAsideCopies, withOthers } from "./conflict_copies.ts";
+export { setAsideCopies } from "./conflict_copies.ts";
 
 /** Why a pull sets a copy aside, as its `REASON.json` in the set-aside area says. */
 export const PULL_SET_ASIDE_REASON =
@@ -352,7 +349,7 @@ export class ConflictSet {
    * A record of this process's over one another process saved for the same
    * path since this one read it ({@link read}; or over none, that process
    * having resolved it) names the copies set aside the other names too, and
-   * none a resolution released ({@link withOthers}): the copy a pull of the
+   * none a resolution released (`withOthers`): the copy a pull of the
    * other process set aside may be the user's merge, never to be left named
    * by no record. For the same reason a path this process cleared keeps
    * the record another process saved for it since: only the record as this
@@ -377,44 +374,14 @@ export class ConflictSet {
       const over = this.#over.get(p);
       if (mine && changed) {
         if (theirs) this.#over.set(p, theirs);
-        disk.set(p, await this.#withOthers(mine, theirs, before.get(p)));
+        disk.set(p, await withOthers(this.#stateDir, this.#released, mine, theirs, before.get(p)));
       } else if (mine) disk.set(p, mine);
       else if (!changed && over) {
         this.#over.delete(p); // cleared here: the other's record stands (see `clear`)
-        disk.set(p, await this.#withOthers(over, undefined));
+        disk.set(p, await withOthers(this.#stateDir, this.#released, over, undefined));
       } else if (!changed) disk.delete(p); // else recorded anew elsewhere: it stands
     }
     this.#records = disk;
-  }
-
-  /**
-   * `mine`, this process's record of a path whose record another process
-   * changed since this one last read it (to `theirs`, or none: resolved
-   * there), also naming the copies set aside that `theirs` names, and
-   * naming none that a resolution released, of either process (a copy it
-   * resolved is the user's to keep or remove, never named again). Nor one
-   * the record named as this process last read it (`was`) that `theirs` no
-   * longer names: only a resolution drops a copy, and its release comes
-   * after its push, so it may not be marked released yet.
-   */
-  async #withOthers(
-    mine: ConflictRecord,
-    theirs: ConflictRecord | undefined,
-    was?: ConflictRecord,
-  ): Promise<ConflictRecord> {
-    const dropped = new Set(setAsideCopies(was).map((c) => c.location));
-    for (const c of setAsideCopies(theirs)) dropped.delete(c.location);
-    const seen = new Set([mine.mine?.location]);
-    const kept: LocalSide[] = [];
-    for (const c of [...keptCopies(mine.keptAside), ...setAsideCopies(theirs)]) {
-      if (seen.has(c.location)) continue;
-      seen.add(c.location);
-      if (dropped.has(c.location) || this.#released.has(c.location)) continue;
-      if (await setAsideReleased(this.#stateDir, c.location)) continue;
-      kept.push(c);
-    }
-    const { keptAside: _, ...rec } = mine;
-    return kept.length === 0 ? rec : { ...rec, keptAside: kept };
   }
 
   /** The file's identity and change time ("" when there is none). */
@@ -462,33 +429,4 @@ export class ConflictSet {
       this.#named.clear();
     });
   }
-}
-
-/**
- * The copies `rec` names in the set-aside area: its earlier ones, then
- * `mine` when set aside.
- *
- * @example
- * ```ts
- * import { setAsideCopies } from "./conflicts.ts";
- * console.log(setAsideCopies(undefined)); // []
- * ```
- */
-export function setAsideCopies(rec: ConflictRecord | undefined): LocalSide[] {
-  if (!rec) return [];
-  const mine = rec.mine && rec.mine.location !== rec.path ? [rec.mine] : [];
-  return [...keptCopies(rec.keptAside), ...mine];
-}
-
-/** `rec`, also naming the set-aside copies of `old` (the record it replaces) it does not name. */
-function carryAside(old: ConflictRecord | undefined, rec: ConflictRecord): ConflictRecord {
-  const seen = new Set([rec.mine?.location]);
-  const kept: LocalSide[] = [];
-  for (const c of [...setAsideCopies(old), ...keptCopies(rec.keptAside)]) {
-    if (seen.has(c.location)) continue;
-    seen.add(c.location);
-    kept.push(c);
-  }
-  if (kept.length === 0) return rec;
-  return { ...rec, keptAside: kept };
 }
