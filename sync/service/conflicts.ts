@@ -152,6 +152,11 @@ export class ConflictSet {
    * {@link refresh}): a clear of the path puts the other's record back.
    */
   readonly #over = new Map<string, ConflictRecord>();
+  /**
+   * Paths whose record of this process's, not saved yet, gives way to one
+   * another process saved since this one read the path (see {@link reopen}).
+   */
+  readonly #yielding = new Set<string>();
 
   private constructor(stateDir: string, locked?: <T>(fn: () => Promise<T>) => Promise<T>) {
     this.#stateDir = stateDir.replace(/\/+$/, "");
@@ -280,6 +285,18 @@ export class ConflictSet {
   }
 
   /**
+   * Records `records` again (a resolution that did not resolve reopens its
+   * conflict), each as {@link record} does, only where no other process
+   * sharing the cache saved a record of its path since this one read it
+   * (or cleared it): such a newer record stays, also naming the copies set
+   * aside that the one given names, and is not taken as read here.
+   */
+  async reopen(records: readonly ConflictRecord[]): Promise<void> {
+    for (const r of records) this.#yielding.add(r.path);
+    await this.record(records);
+  }
+
+  /**
    * Removes the conflicts of `paths` whose two sides agree now, durably,
    * except a record naming a copy set aside: only a resolution drops it
    * (nor one another process saved since, as with {@link clear}).
@@ -320,9 +337,20 @@ export class ConflictSet {
    */
   async refresh(): Promise<void> {
     this.#over.clear();
-    if (await this.#signature() !== this.#seen) await this.#takeIn();
+    await this.takeIn();
     // The operation beginning reads the records as they are now.
     this.#read = new Map(this.#disk);
+  }
+
+  /**
+   * Takes in what another process sharing the cache saved since this one
+   * last read or wrote the records, within the operation now running: what
+   * the operation read stays as it was (a record taken in is not read, see
+   * {@link clear}), so that {@link has} and {@link get} tell of a record saved
+   * meanwhile.
+   */
+  async takeIn(): Promise<void> {
+    if (await this.#signature() !== this.#seen) await this.#takeIn();
   }
 
   /** The file as it is now, with this process's unsaved changes over it (see {@link refresh}). */
@@ -353,10 +381,13 @@ export class ConflictSet {
    * other process set aside may be the user's merge, never to be left named
    * by no record. For the same reason a path this process cleared keeps
    * the record another process saved for it since: only the record as this
-   * process read or saved it is deleted.
+   * process read or saved it is deleted. A record this process reopens
+   * ({@link reopen}) gives way to such a record, which names its copies too;
+   * the paths it gave way at are returned.
    */
-  async #merge(disk: Map<string, ConflictRecord>): Promise<void> {
+  async #merge(disk: Map<string, ConflictRecord>): Promise<Set<string>> {
     const before = this.#read;
+    const gaveWay = new Set<string>();
     this.#disk = new Map(disk);
     for (const p of [...this.#touched]) {
       const dir = this.#named.get(p);
@@ -372,7 +403,11 @@ export class ConflictSet {
       const theirs = disk.get(p);
       const changed = !sameRecord(theirs, before.get(p));
       const over = this.#over.get(p);
-      if (mine && changed) {
+      if (mine && changed && theirs && this.#yielding.has(p)) {
+        // Reopened here, recorded anew elsewhere: that record stands (see `reopen`).
+        gaveWay.add(p);
+        disk.set(p, await withOthers(this.#stateDir, this.#released, theirs, mine));
+      } else if (mine && changed) {
         if (theirs) this.#over.set(p, theirs);
         disk.set(p, await withOthers(this.#stateDir, this.#released, mine, theirs, before.get(p)));
       } else if (mine) disk.set(p, mine);
@@ -382,6 +417,7 @@ export class ConflictSet {
       } else if (!changed) disk.delete(p); // else recorded anew elsewhere: it stands
     }
     this.#records = disk;
+    return gaveWay;
   }
 
   /** The file's identity and change time ("" when there is none). */
@@ -411,7 +447,7 @@ export class ConflictSet {
     await this.#locked(async () => {
       const own = new Set([...this.#touched].filter((p) => this.#records.has(p)));
       const disk = await this.#readFile().catch(() => undefined);
-      if (disk) await this.#merge(disk);
+      const gaveWay = disk ? await this.#merge(disk) : new Set<string>();
       const file: ConflictFile = { format: 1, conflicts: Object.fromEntries(this.#records) };
       const text = JSON.stringify(file, null, 1);
       await atomicWrite(this.#file, new TextEncoder().encode(text));
@@ -422,11 +458,12 @@ export class ConflictSet {
       // process's, was never read: a clear again keeps it too.
       for (const p of this.#touched) {
         const rec = this.#disk.get(p);
-        if (rec && own.has(p)) this.#read.set(p, rec);
+        if (rec && own.has(p) && !gaveWay.has(p)) this.#read.set(p, rec);
         else if (!rec) this.#read.delete(p);
       }
       this.#touched.clear();
       this.#named.clear();
+      this.#yielding.clear();
     });
   }
 }

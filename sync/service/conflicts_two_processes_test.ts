@@ -328,3 +328,32 @@ Deno.test("a second clear of a path in one operation keeps the newer record anot
     await one.clear([PATH]);
     assert.equal(await saved(dir), undefined);
   }));
+
+Deno.test("a reopen of a path this process cleared gives way to a record another process saved since, naming the reopened record's copies, and is not taken as read", () =>
+  withTwoProcesses(async ({ dir, one, two }) => {
+    const first = await setAside(dir, "mine", 1);
+    await two.record([conflict(first, 1)]);
+    await one.refresh(); // a resolution begins, and reads that record
+    const rec = one.get(PATH);
+    assert.ok(rec);
+    await one.clear([PATH]);
+    // The second process's pull records a newer conflict of the path.
+    const newer = await newerRecorded(dir, two);
+    // The resolution did not resolve: it reopens the record it read, not knowing of the newer one.
+    const moved = await setAside(dir, "mine, moved", 3);
+    await one.reopen([{ ...rec, keptAside: [moved] }]);
+    const kept = await saved(dir);
+    assert.equal(kept?.theirs?.version, "v3", "the newer record stands");
+    assert.equal(kept?.mine?.location, newer.location);
+    assert.deepEqual(locations(kept), [first.location, moved.location, newer.location].sort());
+    assert.equal(one.get(PATH)?.theirs?.version, "v3");
+    // Not read by this process: a clear in the same operation keeps it.
+    await one.clear([PATH]);
+    assert.equal((await saved(dir))?.theirs?.version, "v3");
+    // With no record saved since, a reopen records as ever.
+    await one.refresh();
+    await one.clear([PATH]);
+    await one.reopen([{ ...rec, keptAside: [moved] }]);
+    assert.equal((await saved(dir))?.theirs?.version, "v2");
+    assert.deepEqual(locations(await saved(dir)), [first.location, moved.location].sort());
+  }));

@@ -443,17 +443,26 @@ async function reopenTheirs(
 ): Promise<void> {
   const { cache, state } = deps;
   // A record of the path saved since the resolution cleared `rec` (another
-  // process's newer conflict, kept by the clear, or one its pull found) is
-  // newer: it stays, never written over by `rec`, and names the copies `rec`
-  // named and those set aside on the way too. The copy moved from the path
-  // stays aside, where that record names it (see `namedWhereMoved`).
-  if (state.conflicts.has(rec.path)) return await keepAsideNamed(deps, rec, setAside);
+  // process's newer conflict, kept by the clear or saved while the pull
+  // ran, or one its pull found) is newer: it stays, never written over by
+  // `rec`, and names the copies `rec` named and those set aside on the way
+  // too. The copy moved from the path stays aside, where that record names
+  // it (see `namedWhereMoved`). One saved after this look stays too (see
+  // `ConflictSet.reopen`).
+  await state.conflicts.takeIn();
   const moved = rec.mine?.location === rec.path ? setAside[0] : undefined;
+  if (state.conflicts.has(rec.path)) {
+    const at = moved === undefined ? null : await cache.hashFile(moved).catch(() => null);
+    if (at && moved !== undefined) {
+      await namedWhereMoved(deps, rec.path, { location: moved, ...at });
+    }
+    return await keepAsideNamed(deps, rec, setAside);
+  }
   if (moved !== undefined && !cache.exists(rec.path) && cache.putBack(moved)) {
     state.setSynced(rec.path, before.synced);
     await state.saveManifest();
     if (before.dirty) await state.markDirty(rec.path);
-    await state.conflicts.record([rec]);
+    await state.conflicts.reopen([rec]);
     await keepAsideNamed(deps, rec, setAside.slice(1));
     return;
   }
@@ -461,6 +470,6 @@ async function reopenTheirs(
   const open: ConflictRecord = at && moved !== undefined
     ? { ...rec, mine: { location: moved, hash: at.hash, size: at.size } }
     : rec;
-  await state.conflicts.record([open]);
+  await state.conflicts.reopen([open]);
   await keepAsideNamed(deps, open, setAside.filter((l) => l !== open.mine?.location));
 }
