@@ -128,7 +128,7 @@ export async function resolveTheirs(
   await state.conflicts.clear([path]);
   // A newer record another process over the cache saved meanwhile stays
   // (see `ConflictSet.clear`): the path is in conflict still, said so.
-  const meanwhile = state.conflicts.has(path);
+  let meanwhile = state.conflicts.has(path);
   // That record, found by the other process's pull, names the copy in place
   // as yours, the copy this resolution moved aside (the first set aside):
   // it names it where it is now, as the load names a copy so moved by a
@@ -163,6 +163,20 @@ export async function resolveTheirs(
   } catch (e) {
     await reopenTheirs(deps, rec, setAside, before).catch(() => {});
     throw e;
+  }
+  // A record of the path another process saved while the pull ran (its
+  // own pull planned before the copy moved aside, say) is as one the clear
+  // kept: the path is in conflict still, the resolution not done.
+  await state.conflicts.takeIn();
+  if (!meanwhile && !pulled.conflicts.includes(path) && state.conflicts.has(path)) {
+    meanwhile = true;
+    if (here && setAside.length > 0) {
+      await namedWhereMoved(deps, path, {
+        location: setAside[0],
+        hash: here.hash,
+        size: here.size,
+      });
+    }
   }
   if ((pulled.blocked ?? []).includes(path)) {
     // Theirs cannot be put there: a file or directory here is in the way.
@@ -265,9 +279,10 @@ export async function resolveTheirs(
 }
 
 /**
- * The open record of `path` (another process's, kept by the clear) naming
- * the copy in place as yours, that copy moved aside to `moved` since:
- * names it there, durably. Nothing when the record names another copy.
+ * The open record of `path` (another process's, kept by the clear or saved
+ * while the pull ran) naming the copy in place as yours, that copy moved
+ * aside to `moved` since: names it there, durably. Nothing when the record
+ * names another copy, or the copy at the path is the one it names.
  */
 async function namedWhereMoved(
   deps: ResolveDeps,
@@ -275,7 +290,13 @@ async function namedWhereMoved(
   moved: LocalSide,
 ): Promise<void> {
   const open = deps.state.conflicts.get(path);
-  if (open?.mine?.location !== path || deps.cache.exists(path)) return;
+  if (open?.mine?.location !== path) return;
+  if (deps.cache.exists(path)) {
+    // Theirs put at the path since (by the resolution's pull): the record
+    // names the copy moved aside when it names its bytes, not these.
+    const at = await deps.cache.hashFile(path).catch(() => null);
+    if (open.mine.hash !== moved.hash || at?.hash === moved.hash) return;
+  }
   await deps.state.conflicts.record([{ ...open, mine: moved }]);
 }
 
