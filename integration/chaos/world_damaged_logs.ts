@@ -44,7 +44,7 @@ export abstract class WorldDamagedLogs extends WorldTools {
   ): Promise<void> {
     const m = JSON.parse(base) as { gen?: number; carry?: unknown };
     const open = this.damagedOpen.get(slot);
-    if (m.carry === undefined && open) {
+    if (m.carry === undefined) {
       const gen = m.gen ?? 0;
       const log = await Deno.readTextFile(`${dir}/${MANIFEST_LOG}`);
       const lines = log.split("\n").map((l) => {
@@ -57,7 +57,7 @@ export abstract class WorldDamagedLogs extends WorldTools {
       });
       await Deno.writeTextFile(`${dir}/${MANIFEST_LOG}`, lines.join("\n"));
       await Deno.writeTextFile(`${dir}/${MANIFEST_FILE}`, JSON.stringify({ ...m, gen: gen + 1 }));
-      open.baseAhead = true;
+      if (open) open.baseAhead = true;
     }
     this.stats.damagedOpenLockfile++;
     slot.queue.unshift(
@@ -115,8 +115,8 @@ export abstract class WorldDamagedLogs extends WorldTools {
         const { gen, carry } = readBase(base, m);
         carriedGen = carry?.g;
         leftByBase(carry, { bytes: encoder.encode(text), ino }, m);
-        replayLog(text, gen, m);
-        return { m, gen };
+        const { damaged } = replayLog(text, gen, m);
+        return { m, gen, damaged };
       } catch {
         return undefined;
       }
@@ -179,13 +179,20 @@ export abstract class WorldDamagedLogs extends WorldTools {
       await Deno.writeTextFile(`${dir}/${MANIFEST_LOG}`, `${ahead}\n`, { append: true });
       this.stats.damagedOpen++;
       this.shared.add(slot);
-      this.damagedOpen.set(slot, {
-        line: at + 1,
-        incarnation: slot.incarnation,
-        started: false,
-        told: false,
-        ...(path === undefined ? {} : { path }),
-      });
+      // A line already unreadable before (an earlier `damaged` move's, in
+      // the same file) held no record to lose: the process open since
+      // before found it already (at its open, or at a take-in since, and
+      // told it then; a line found is told once) or is held to tell it by
+      // the earlier move's account, left as it is. Nothing new to tell.
+      if (!whole?.damaged.includes(at + 1)) {
+        this.damagedOpen.set(slot, {
+          line: at + 1,
+          incarnation: slot.incarnation,
+          started: false,
+          told: false,
+          ...(path === undefined ? {} : { path }),
+        });
+      }
       this.note(
         `c${op.clone}'s manifest log line ${at + 1} of ${candidates + 1} is damaged on disk (${
           path === undefined ? "no record of a path" : `the record of ${path}`
