@@ -57,13 +57,7 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
           : ""
       }${
         op.named !== undefined ? ` (the index first names ${SHARED_FILES[op.named]} held: I7)` : ""
-      }${
-        op.second
-          ? ` (in a second process over its cache${
-            op.aimed ? ", right after its own process's next take-in of its conflict records" : ""
-          })`
-          : ""
-      }`;
+      }${secondOf(op)}`;
     case "migrate":
       return `${head} c${op.clone}${via(op.clone)}`;
     case "bulk":
@@ -98,13 +92,7 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
         op.back ? " (one back)" : ""
       }${op.how && op.how !== "push" ? ` (${op.how})` : ""}`;
     case "resolve":
-      return `${head} c${op.clone} conflict ${op.pick} --${op.how}${
-        op.second
-          ? ` (in a second process over its cache${
-            op.aimed ? ", right after its own process's next take-in of its conflict records" : ""
-          })`
-          : ""
-      }`;
+      return `${head} c${op.clone} conflict ${op.pick} --${op.how}${secondOf(op)}`;
     case "config":
       return `${head} c${op.clone} config/settings-${op.file}.yaml`;
     case "lockfile":
@@ -324,4 +312,18 @@ export function parseHistory(text: string): History {
     }
   }
   return j as History;
+}
+
+/** How a sync or resolution runs in a second process over the clone's cache (`second`), or "". */
+function secondOf(op: Extract<Op, { kind: "sync" | "resolve" }>): string {
+  if (!op.second) return "";
+  const when = op.atPull
+    ? ", right after its own process's next pull took in what the cache synced"
+    : op.aimed
+    ? ", right after its own process's next take-in of its conflict records"
+    : "";
+  const hand = op.handAfter !== undefined
+    ? `, then its user edits ${SHARED_FILES[op.handAfter]} by hand`
+    : "";
+  return ` (in a second process over its cache${when}${hand})`;
 }

@@ -120,6 +120,19 @@ export type CloneOp =
      * between that command's read of the records and what it saves after.
      */
     readonly aimed?: true;
+    /**
+     * With `aimed`: run instead right after the own process's next pull
+     * took in what the cache synced (after its command's take-in of the
+     * conflict records), before it reads the index: that pull is planned
+     * before anything the second one saves (see {@link insertSharedConflict}).
+     */
+    readonly atPull?: true;
+    /**
+     * With `second`: once it ended, the clone's user edits that one of
+     * {@link SHARED_FILES} by hand (a merge written while the other process
+     * runs on).
+     */
+    readonly handAfter?: number;
   }
   /** The move of a v1 bucket's index to v2 shards, under the global lock (once per history). */
   | { readonly id: number; readonly kind: "migrate"; readonly clone: number }
@@ -207,8 +220,8 @@ export type CloneOp =
   }
   /**
    * A clone resolves one of its conflicts (the `pick`-th, modulo their
-   * number), if it has any; with `second`, in a second process over its
-   * cache, as a `sync`'s.
+   * number), if it has any; with `second` (and `aimed`, `atPull`,
+   * `handAfter`), in a second process over its cache, as a `sync`'s.
    */
   | {
     readonly id: number;
@@ -218,6 +231,8 @@ export type CloneOp =
     readonly how: ResolveHow;
     readonly second?: true;
     readonly aimed?: true;
+    readonly atPull?: true;
+    readonly handAfter?: number;
   }
   /**
    * A clone edits one of {@link SHARED_FILES} and pushes, told to adopt any

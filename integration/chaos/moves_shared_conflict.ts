@@ -8,13 +8,17 @@
  * them saves over the other's, or a clear that drops a record saved since,
  * must leave no copy a pull set aside named by no record (I6, checked on
  * the records on disk as the own command ends), nor lose the user's edit.
+ * In half of them the conflict is met first by a pull of the own process
+ * planned before the second one's record of it, with a copy of its own to
+ * set aside (see {@link plannedBlock}): the other process's record is
+ * then saved over, unless the later save keeps naming its copy.
  *
  * @module
  */
 import type { Rng } from "./prng.ts";
 import { type ClientKind, type Op, type ResolveHow, SHARED_FILES } from "./history_ops.ts";
 import { insertAtStart } from "./moves_bucket.ts";
-import { apiPair } from "./moves_start.ts";
+import { apiPair, type BlockIds } from "./moves_start.ts";
 
 /** What the two processes over the clone's cache do at once: its own process's command first. */
 export const PAIRS: readonly (readonly ["resolve" | "sync", "resolve" | "sync"])[] = [
@@ -36,9 +40,10 @@ export const PAIRS: readonly (readonly ["resolve" | "sync", "resolve" | "sync"])
  * of {@link PAIRS}): in four fifths of them the second one's command is
  * `aimed`, set first and run right after the own command's take-in of the
  * conflict records; else both are queued at once, interleaved by a tick.
- * The clone's own process then resolves what is left and syncs. From a
- * generator of its own, with ids after every other operation's, like
- * {@link insertStalls}.
+ * The clone's own process then resolves what is left and syncs. Else, in
+ * a share of them ({@link PLANNED_SHARE}, drawn last), the block of
+ * {@link plannedBlock} instead. From a generator of its own, with ids after
+ * every other operation's, like {@link insertStalls}.
  */
 export function insertSharedConflict(
   ops: Op[],
@@ -77,5 +82,53 @@ export function insertSharedConflict(
     block.push(command(second, true, true), command(own, false), tick(20, 60));
   } else block.push(command(own, false), command(second, true), tick(20, 60));
   block.push(command("resolve", false), tick(20, 40), command("sync", false), tick(20, 40));
-  insertAtStart(ops, block);
+  // Drawn last, so that the histories without it stay as they were.
+  insertAtStart(
+    ops,
+    rng.chance(PLANNED_SHARE) ? plannedBlock(pair, clone, peer, file, rng) : block,
+  );
+}
+
+/** The share of the move's histories that meet the conflict in a pull planned before the second process's record. */
+export const PLANNED_SHARE = 0.5;
+
+/**
+ * The block of the histories where the clone's own pull meets the conflict
+ * planned before the second process's record of it: the peer pushes an edit
+ * of the file, which the clone never syncs; its user edits it by hand (a
+ * copy this cache never synced), and the peer pushes another edit. Then
+ * the clone's own process syncs, and right after its pull took in what the
+ * cache synced (`atPull`), a second process over its cache syncs to its
+ * end, setting the user's copy aside in a conflict and recording it, and
+ * the user writes a merge by hand at the path (`handAfter`): the own pull,
+ * planned before all that, finds a copy of its own never synced here, sets
+ * it aside too and records the conflict over the second one's record. Then
+ * the peer pushes a third edit (a newer version of theirs), the own process
+ * resolves one of its conflicts, and syncs.
+ */
+function plannedBlock(ids: BlockIds, clone: number, peer: number, file: number, rng: Rng): Op[] {
+  const { id, tick } = ids;
+  const peerEdit = (): Op => ({ id: id(), kind: "edit", clone: peer, file, how: "push" });
+  return [
+    peerEdit(),
+    tick(20, 40),
+    { id: id(), kind: "edit", clone, file, how: "hand" },
+    peerEdit(),
+    tick(20, 40),
+    { id: id(), kind: "sync", clone, second: true, aimed: true, atPull: true, handAfter: file },
+    { id: id(), kind: "sync", clone },
+    tick(20, 60),
+    peerEdit(),
+    tick(20, 40),
+    {
+      id: id(),
+      kind: "resolve",
+      clone,
+      pick: rng.int(8),
+      how: rng.pick(["mine", "theirs", "merged"] as const),
+    },
+    tick(20, 40),
+    { id: id(), kind: "sync", clone },
+    tick(20, 40),
+  ];
 }

@@ -26,3 +26,24 @@ Deno.test("chaos regression: a damaged line a second process told and wrote a ba
     '{"seed":227970159,"clones":2,"absentOnError":true,"kinds":["core","api"],"reusedLocks":true,"ops":[{"id":46,"kind":"crash","clone":1,"at":"answer","queued":true},{"id":47,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":48,"kind":"tick","n":1,"pick":904115173},{"id":49,"kind":"delete","clone":1,"file":0,"how":"push","run":47},{"id":50,"kind":"tick","n":51,"pick":1431358690},{"id":2,"kind":"run","clone":1,"model":0,"data":0,"workMs":0},{"id":3,"kind":"tick","n":36,"pick":1351995403},{"id":21,"kind":"stall","clone":1,"on":true,"at":"companions"},{"id":8,"kind":"run","clone":1,"model":1,"data":0,"workMs":0},{"id":33,"kind":"damaged","clone":1,"file":2,"pick":1417955918,"open":true},{"id":22,"kind":"sibling","clone":1,"how":"dies","workMs":15000}]}',
   );
 });
+
+/**
+ * I6 (seed 231100001, `--shared-conflict-share 1 --shared-cache-share 1`,
+ * shrunk to 5 operations; fails with the non-test parts of 2d52fc2,
+ * d4cce26, d61c764, 8247306, be6cb45, 10a923f, d6a39df and 2187a73 taken
+ * back): c0's user edits notes/shared-2.lock by hand, never synced there,
+ * and c1 pushes an edit of it. c0's own process syncs; right after its pull took in what the cache
+ * synced, a second process over the cache syncs to its end, setting the
+ * user's copy aside in a conflict and recording it, and the user writes a
+ * merge at the path. The own pull, planned before that record, finds the
+ * merge as a copy this cache never synced, sets it aside too and records
+ * its conflict of the path: saved over the second process's record, that
+ * record's copy was named by no record once the own sync ended (a save
+ * over another process's record names its set-aside copies too since
+ * 2d52fc2).
+ */
+Deno.test("chaos regression: a pull planned before another process's record of a conflict, recording its own over it, keeps naming that one's set-aside copy (I6, seed 231100001)", async () => {
+  await clean(
+    '{"seed":231100001,"clones":2,"v2":true,"skewMs":[0,-44814],"ops":[{"id":96,"kind":"edit","clone":0,"file":5,"how":"hand"},{"id":97,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":98,"kind":"tick","n":2,"pick":623474675},{"id":99,"kind":"sync","clone":0,"second":true,"aimed":true,"atPull":true,"handAfter":5},{"id":100,"kind":"sync","clone":0}]}',
+  );
+});

@@ -126,7 +126,12 @@ export abstract class WorldMoves extends WorldDamagedLogs {
    * hundred decisions at most), then saves over what the second one saved.
    */
   /** Services whose next take-in of their conflict records is followed by a second process's command. */
-  private readonly takeInArmed = new Map<SyncService, () => Promise<void>>();
+  private readonly takeInArmed = new Map<
+    SyncService,
+    { then: () => Promise<void>; atPull: boolean }
+  >();
+  /** Services whose pull's take-in of what the cache synced is followed by a second process's command, once the take-ins left to pass are passed. */
+  private readonly pullArmed = new Map<SyncService, { then: () => Promise<void>; pass: number }>();
   /** Services whose take-ins of their conflict records can be armed (see {@link armTakeIn}). */
   private readonly takeInHooked = new WeakSet<SyncService>();
   /** Clones whose own command's end checks I6 on the records on disk (see {@link armTakeIn}), with the op. */
@@ -137,25 +142,42 @@ export abstract class WorldMoves extends WorldDamagedLogs {
    * each pull, push and resolution) of clone `slot`'s own process to run
    * `then` to its end right after it: the second process's command, between
    * the own command's read of the records and everything it saves after.
-   * At the end of that own command, I6 on the records on disk (see
-   * {@link checkLocal}).
+   * With `atPull`, right after the take-in of what the cache synced that
+   * follows it in its pull (the second one after it: the command's, then
+   * the pull's own), before the pull reads the index: a pull planned on
+   * records, conflicts and synced files alike, that the second command
+   * changes. At the end of that own command, I6 on the records on disk
+   * (see {@link checkLocal}).
    */
-  private armTakeIn(slot: CloneSlot, id: number, then: () => Promise<void>): void {
+  private armTakeIn(slot: CloneSlot, id: number, then: () => Promise<void>, atPull = false): void {
     const svc = slot.svc;
-    this.takeInArmed.set(svc, then);
+    this.takeInArmed.set(svc, { then, atPull });
     if (this.takeInHooked.has(svc)) return;
     this.takeInHooked.add(svc);
+    const fire = async (run: () => Promise<void>, what: string) => {
+      this.stats.secondsAimed++;
+      this.note(`c${slot.index}'s own process took ${what} in; #${id} runs now`);
+      await run();
+      this.asideChecks.set(slot, id);
+    };
     const set = svc.state.conflicts;
     const refresh = set.refresh.bind(set);
     set.refresh = async () => {
       await refresh();
-      const run = this.takeInArmed.get(svc);
-      if (!run) return;
+      const armed = this.takeInArmed.get(svc);
+      if (!armed) return;
       this.takeInArmed.delete(svc);
-      this.stats.secondsAimed++;
-      this.note(`c${slot.index}'s own process took its conflict records in; #${id} runs now`);
-      await run();
-      this.asideChecks.set(slot, id);
+      if (armed.atPull) this.pullArmed.set(svc, { then: armed.then, pass: 1 });
+      else await fire(armed.then, "its conflict records");
+    };
+    const state = svc.state;
+    const synced = state.refreshSynced.bind(state);
+    state.refreshSynced = async () => {
+      await synced();
+      const armed = this.pullArmed.get(svc);
+      if (!armed || armed.pass-- > 0) return;
+      this.pullArmed.delete(svc);
+      await fire(armed.then, "what the cache synced for its pull");
     };
   }
 
@@ -269,8 +291,19 @@ export abstract class WorldMoves extends WorldDamagedLogs {
         this.namedDeletes.leftBehind(slot.index, svc.state.dirtyPaths(), (p) => marked(dir, p));
         svc.state.exit(); // the process ends: its files closed, its owner lock released
       }
+      // Its user writes a merge by hand meanwhile (`handAfter`).
+      if (op.handAfter === undefined) return;
+      const edit = {
+        id: op.id,
+        kind: "edit",
+        clone: op.clone,
+        file: op.handAfter,
+        how: "hand",
+      } as const;
+      this.note(`c${slot.index}'s user edits ${SHARED_FILES[op.handAfter]} by hand`);
+      await moveCommand(this.env, edit).body(slot.svc);
     };
-    if (op.aimed) this.armTakeIn(slot, op.id, run);
+    if (op.aimed) this.armTakeIn(slot, op.id, run, op.atPull === true);
     else {this.sched.spawn(
         `c${slot.index} second process ${cmd.label}`,
         `c${slot.index}.s${op.id}`,
