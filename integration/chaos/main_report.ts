@@ -19,7 +19,8 @@ export function formatSummary(stats: ChaosStats, store: string, elapsedMs: numbe
   const s = stats;
   const secs = (elapsedMs / 1000).toFixed(1);
   const codes = (r: Record<string, number>) =>
-    Object.entries(r).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(", ") || "none";
+    Object.entries(r).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      .map(([k, v]) => `${k} ${v}`).join(", ") || "none";
   return [
     `chaos over ${store}: ${s.histories} histories in ${secs} s (${
       (s.histories / Math.max(elapsedMs / 1000, 0.001)).toFixed(1)
