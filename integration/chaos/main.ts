@@ -3,17 +3,19 @@
  *
  *   deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J]
  *                   [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file]
- *                   [--trace] [--report K] [--no-shrink] [--json]
+ *                   [--trace] [--report K] [--no-shrink] [--json] [--twice]
  *
  * `--seed S` runs the one history of seed S; `--replay` runs a printed
  * history; `--trace` prints every operation, command end and fault; `--report
- * K` shrinks and prints the first K failing seeds (default 3).
+ * K` shrinks and prints the first K failing seeds (default 3); `--twice` runs
+ * every history a second time and names the seeds whose runs differed.
  *
  * `--jobs` histories run concurrently in each of `--workers` threads (each
  * history has its own scheduler, so concurrency never changes an outcome).
  *
  * Prints a summary (histories, operations, breakglasses, outages, crashes,
- * lockfile transactions, violations, elapsed time) and exits 1 when any
+ * lockfile transactions, violations, elapsed time; with `--json`, each seed's
+ * digest too, `digest.ts`, to compare two runs seed by seed) and exits 1 when any
  * invariant was broken. A failing seed is shrunk to a short history, printed
  * with its seed and a JSON line that `--replay` runs again.
  *
@@ -22,16 +24,11 @@
 import pMap from "p-map";
 import { generateHistory, type History, parseHistory } from "./history.ts";
 import { chaosTarget, ServerMissingError, type ServerTarget } from "./servers.ts";
-import {
-  addStats,
-  type ChaosStats,
-  emptyStats,
-  runHistory,
-  type WorkloadOptions,
-} from "./workload.ts";
+import { addStats, type ChaosStats, emptyStats, type WorkloadOptions } from "./workload.ts";
 import type { WorkerMessage, WorkerRequest } from "./worker.ts";
 import { type ChaosArgs, parseChaosArgs, USAGE } from "./main_args.ts";
 import { explain, type Failure, formatSummary } from "./main_report.ts";
+import { runSeed, type SeedDigest } from "./digest.ts";
 
 export { type ChaosArgs, parseChaosArgs } from "./main_args.ts";
 export { formatSummary } from "./main_report.ts";
@@ -43,6 +40,8 @@ async function runInWorkers(
   options: WorkloadOptions,
   total: ChaosStats,
   failures: Failure[],
+  digests: SeedDigest[],
+  unstable: number[],
   progress: (done: number) => void,
 ): Promise<void> {
   let done = 0;
@@ -57,6 +56,8 @@ async function runInWorkers(
       worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
         if (e.data.kind === "progress") {
           if (e.data.failed) failures.push(e.data.failed);
+          digests.push(e.data.digest);
+          if (e.data.unstable) unstable.push(e.data.digest.seed);
           progress(++done);
         } else {
           addStats(total, e.data.stats);
@@ -69,6 +70,7 @@ async function runInWorkers(
         disable: options.disable ?? [],
         tempDir: options.tempDir,
         generate: args.generate,
+        twice: args.twice,
       };
       worker.postMessage(request);
     });
@@ -124,6 +126,9 @@ async function run(
   const started = performance.now();
   const total = emptyStats();
   const failures: Failure[] = [];
+  const digests: SeedDigest[] = [];
+  /** Seeds whose second run (`--twice`) differed from their first. */
+  const unstable: number[] = [];
   if (args.replay) {
     let history: History;
     try {
@@ -136,8 +141,11 @@ async function run(
       );
       return 64;
     }
-    const r = await runHistory(history, options);
+    const run1 = await runSeed(history, options, args.twice);
+    const r = run1.result;
     addStats(total, r.stats);
+    digests.push(run1.digest);
+    if (run1.unstable) unstable.push(history.seed);
     if (r.violations.length > 0) failures.push(r);
   } else {
     const seeds = Array.from({ length: args.seeds }, (_, i) => args.from + i);
@@ -153,13 +161,26 @@ async function run(
     if (workers <= 1) {
       let done = 0;
       await pMap(seeds, async (seed) => {
-        const r = await runHistory(generateHistory(seed, args.generate), options);
+        const run1 = await runSeed(generateHistory(seed, args.generate), options, args.twice);
+        const r = run1.result;
         addStats(total, r.stats);
+        digests.push(run1.digest);
+        if (run1.unstable) unstable.push(seed);
         if (r.violations.length > 0) failures.push(r);
         progress(++done);
       }, { concurrency: args.jobs });
     } else {
-      await runInWorkers(seeds, workers, args, options, total, failures, progress);
+      await runInWorkers(
+        seeds,
+        workers,
+        args,
+        options,
+        total,
+        failures,
+        digests,
+        unstable,
+        progress,
+      );
     }
   }
   const elapsed = performance.now() - started;
@@ -168,11 +189,20 @@ async function run(
       store: args.store,
       elapsedMs: Math.round(elapsed),
       ...total,
-      failingSeeds: failures.map((f) => f.history.seed),
+      failingSeeds: failures.map((f) => f.history.seed).sort((a, b) => a - b),
+      digests: digests.sort((a, b) => a.seed - b.seed),
+      ...(args.twice ? { unstableSeeds: unstable.sort((a, b) => a - b) } : {}),
     }));
   } else {
     console.log(formatSummary(total, args.store, elapsed));
     if (args.disable.length) console.log(`  gates disabled: ${args.disable.join(", ")}`);
+    if (args.twice) {
+      console.log(
+        `  histories that ran differently when run again: ${unstable.length}${
+          unstable.length ? ` (seeds ${unstable.sort((a, b) => a - b).join(", ")})` : ""
+        }`,
+      );
+    }
   }
   failures.sort((a, b) => a.history.seed - b.history.seed);
   if (failures.length > 0) {

@@ -22,6 +22,11 @@ export interface ChaosArgs {
   readonly replay?: string;
   readonly shrink: boolean;
   readonly json: boolean;
+  /**
+   * Run every history twice and name the seeds whose two runs differed (their
+   * digests, `digest.ts`): a seed that does is not replayed as it ran.
+   */
+  readonly twice: boolean;
   /** Print every command's end and every fault (only with one history). */
   readonly trace: boolean;
   /** Failing seeds to shrink and print in full. */
@@ -31,7 +36,7 @@ export interface ChaosArgs {
 }
 
 export const USAGE =
-  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--blind-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--parallel-share 0..1] [--structural-share 0..1] [--shared-cache-share 0..1] [--copy-share 0..1] [--etag-share 0..1] [--checked-delete-share 0..1] [--own-lost-share 0..1] [--lockless-share 0..1] [--torn-log-share 0..1] [--damaged-log-share 0..1] [--damaged-open-share 0..1] [--save-crash-share 0..1] [--log-fail-share 0..1] [--reused-lock-share 0..1] [--own-withdrawn-share 0..1] [--set-aside-flaky-share 0..1] [--old-window-share 0..1] [--blip-share 0..1] [--theirs-shape-share 0..1] [--dropped-deletion-share 0..1] [--theirs-blocked-share 0..1] [--theirs-under-share 0..1] [--put-back-lost-share 0..1] [--lockfile-race-share 0..1] [--lost-marker-window-share 0..1] [--under-marker-share 0..1] [--take-back-blip-share 0..1] [--put-back-answer-share 0..1] [--save-gap-share 0..1] [--dropped-edit-share 0..1] [--rollback-past-share 0..1] [--lost-race-share 0..1] [--shard-cut-share 0..1] [--checked-window-share 0..1] [--republished-share 0..1] [--marker-taken-back-share 0..1] [--cut-take-back-share 0..1] [--marker-gap-share 0..1] [--cut-push-share 0..1] [--marker-race-share 0..1] [--core-share 0..1] [--shared-conflict-share 0..1] [--committed-deleted-share 0..1]";
+  "usage: deno task chaos [--seeds N] [--from S | --seed S] [--store memory|minio|gcs] [--jobs J] [--workers W] [--tmp DIR] [--disable gate,gate] [--replay JSON|@file] [--trace] [--report K] [--no-shrink] [--json] [--twice] [--weights kind=n,…] [--stall-share 0..1] [--old-share 0..1] [--reshape-share 0..1] [--skew-share 0..1] [--index-first-share 0..1] [--foreign-share 0..1] [--vanish-share 0..1] [--rewrite-share 0..1] [--blind-share 0..1] [--unwritten-share 0..1] [--streamed-share 0..1] [--parallel-share 0..1] [--structural-share 0..1] [--shared-cache-share 0..1] [--copy-share 0..1] [--etag-share 0..1] [--checked-delete-share 0..1] [--own-lost-share 0..1] [--lockless-share 0..1] [--torn-log-share 0..1] [--damaged-log-share 0..1] [--damaged-open-share 0..1] [--save-crash-share 0..1] [--log-fail-share 0..1] [--reused-lock-share 0..1] [--own-withdrawn-share 0..1] [--set-aside-flaky-share 0..1] [--old-window-share 0..1] [--blip-share 0..1] [--theirs-shape-share 0..1] [--dropped-deletion-share 0..1] [--theirs-blocked-share 0..1] [--theirs-under-share 0..1] [--put-back-lost-share 0..1] [--lockfile-race-share 0..1] [--lost-marker-window-share 0..1] [--under-marker-share 0..1] [--take-back-blip-share 0..1] [--put-back-answer-share 0..1] [--save-gap-share 0..1] [--dropped-edit-share 0..1] [--rollback-past-share 0..1] [--lost-race-share 0..1] [--shard-cut-share 0..1] [--checked-window-share 0..1] [--republished-share 0..1] [--marker-taken-back-share 0..1] [--cut-take-back-share 0..1] [--marker-gap-share 0..1] [--cut-push-share 0..1] [--marker-race-share 0..1] [--core-share 0..1] [--shared-conflict-share 0..1] [--committed-deleted-share 0..1]";
 
 /** Parses `deno task chaos` arguments; throws a plain Error with the usage on a bad one. */
 export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
@@ -46,6 +51,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
     replay: undefined as string | undefined,
     shrink: true,
     json: false,
+    twice: false,
     trace: false,
     report: 3,
     generate: {} as GenerateOptions,
@@ -115,6 +121,9 @@ export function parseChaosArgs(argv: readonly string[]): ChaosArgs {
         break;
       case "--trace":
         out.trace = true;
+        break;
+      case "--twice":
+        out.twice = true;
         break;
       case "--weights": {
         const weights: Partial<Record<DrawnKind, number>> = {};

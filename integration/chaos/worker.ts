@@ -10,7 +10,8 @@
 import pMap from "p-map";
 import { generateHistory, type GenerateOptions } from "./history.ts";
 import { memoryTarget } from "./target.ts";
-import { addStats, emptyStats, type HistoryResult, runHistory } from "./workload.ts";
+import { addStats, emptyStats, type HistoryResult } from "./workload.ts";
+import { runSeed, type SeedDigest } from "./digest.ts";
 
 /** What the main thread sends. */
 export interface WorkerRequest {
@@ -20,11 +21,19 @@ export interface WorkerRequest {
   readonly tempDir?: string;
   /** How histories are drawn (the weights and stall share given). */
   readonly generate?: GenerateOptions;
+  /** Run every history twice, and tell when the two runs differed. */
+  readonly twice: boolean;
 }
 
 /** What a worker posts: progress after each history, then the end. */
 export type WorkerMessage =
-  | { readonly kind: "progress"; readonly failed?: Omit<HistoryResult, "stats" | "fingerprint"> }
+  | {
+    readonly kind: "progress";
+    readonly digest: SeedDigest;
+    /** Its second run (with `twice`) differed. */
+    readonly unstable: boolean;
+    readonly failed?: Omit<HistoryResult, "stats" | "fingerprint">;
+  }
   | { readonly kind: "done"; readonly stats: ReturnType<typeof emptyStats> };
 
 self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
@@ -32,12 +41,16 @@ self.onmessage = async (e: MessageEvent<WorkerRequest>) => {
   const options = { target: memoryTarget, disable: req.disable, tempDir: req.tempDir };
   const total = emptyStats();
   await pMap(req.seeds, async (seed) => {
-    const r = await runHistory(generateHistory(seed, req.generate), options);
+    const { result: r, digest, unstable } = await runSeed(
+      generateHistory(seed, req.generate),
+      options,
+      req.twice,
+    );
     addStats(total, r.stats);
     const failed = r.violations.length > 0
       ? { history: r.history, violations: r.violations, elapsedMs: r.elapsedMs }
       : undefined;
-    self.postMessage({ kind: "progress", failed } satisfies WorkerMessage);
+    self.postMessage({ kind: "progress", digest, unstable, failed } satisfies WorkerMessage);
   }, { concurrency: req.jobs });
   self.postMessage({ kind: "done", stats: total } satisfies WorkerMessage);
   self.close();
