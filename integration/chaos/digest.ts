@@ -5,6 +5,17 @@
  * seed), so each seed's digest must be equal across runs, whatever `--jobs`
  * and `--workers` were.
  *
+ * One thing the checker does not own: a clone's manifest records keep each
+ * file's ctime, which the filesystem stamps in real time and Deno reports in
+ * whole seconds. A walk writes a record again when a file's ctime moved with
+ * its bytes unchanged (a marker put back as it was), so whether a second
+ * ended between the record and that change decides whether the manifest log
+ * gets the line; the `damaged` move, which picks a line of that log, then
+ * picks another, or finds the record it damages written again after it. The
+ * service takes no clock or stat for ctimes (`fileClock` judges mtimes only),
+ * so the checker cannot make them its own: `--twice` ({@link runSeed}) names
+ * the seeds that ran differently.
+ *
  * @module
  */
 import { sha256HexSync } from "../../sync/hash.ts";

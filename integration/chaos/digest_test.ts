@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { differingSeeds, type SeedDigest, seedDigest } from "./digest.ts";
 import { emptyStats } from "./stats.ts";
 import { generateHistory } from "./history.ts";
+import { runHistory } from "./workload.ts";
 
 Deno.test("digest: counts in another order give the same digest; another count does not", () => {
   const history = generateHistory(1);
@@ -28,4 +29,15 @@ Deno.test("digest: differingSeeds names the seeds whose digests differ or are mi
   });
   assert.deepEqual(differingSeeds([d(1, 1), d(2, 2), d(3, 3)], [d(3, 3), d(2, 5), d(1, 1)]), [2]);
   assert.deepEqual(differingSeeds([d(1, 1)], [d(1, 1), d(4, 0)]), [4]);
+});
+
+Deno.test("digest: a history runs the same alone, again, and beside other histories in flight", async () => {
+  const seeds = [2, 3, 5];
+  const alone = [];
+  for (const seed of seeds) alone.push(seedDigest(await runHistory(generateHistory(seed))));
+  // Again, all at once: whatever one history holds, another must not see.
+  const together = await Promise.all(
+    seeds.map(async (seed) => seedDigest(await runHistory(generateHistory(seed)))),
+  );
+  assert.deepEqual(differingSeeds(alone, together), []);
 });

@@ -71,6 +71,13 @@ export async function explain(
     );
   }
   let history = result.history;
+  // A history that does not break it again cannot be shrunk or replayed as it ran.
+  const rerun = await runHistory(history, options);
+  if (!rerun.violations.some((v) => v.invariant === first.invariant)) {
+    console.log(
+      `  run again, this history did not break ${first.invariant}: it did not run the same way twice (see --twice), so its replay may not show it`,
+    );
+  }
   if (shrink) {
     const shrunk = await shrinkHistory(
       history,
