@@ -24,6 +24,7 @@ import { mulberry32 } from "./prng.ts";
 import { armBaseRename, armLogReplaceFail, disarmBaseRename } from "./save_crash.ts";
 import type { CloneSlot } from "./world_slots.ts";
 import { WorldTools } from "./world_tools.ts";
+import { ctimeOnlyRepeats, damageableLines, withRepeats } from "./ctime_lines.ts";
 
 /** Scheduler decisions a damaged line of a clone's manifest log waits at most for the clone's command to end. */
 const DAMAGED_DECISIONS = 60;
@@ -96,9 +97,11 @@ export abstract class WorldDamagedLogs extends WorldTools {
     // Another process's line written ahead after a torn one is glued to it.
     if (op.open && !log.endsWith("\n")) return;
     const lines = log.split("\n");
-    // Every whole line but the last one (a torn line after them is the last).
+    // Every whole line but the last one (a torn line after them is the last),
+    // lines a walk wrote again for a moved ctime alone left out (`ctime_lines.ts`).
     const candidates = lines.length - (log.endsWith("\n") ? 2 : 1);
-    if (candidates < 1) {
+    const pick = damageableLines(lines, !log.endsWith("\n"));
+    if (pick.length < 1) {
       this.stats.damagedLogsShort++;
       return;
     }
@@ -133,13 +136,17 @@ export abstract class WorldDamagedLogs extends WorldTools {
       }
     };
     // The line of the latest record of `op.file`, when it is not the last.
+    const repeat = ctimeOnlyRepeats(lines);
     const latest = lines.findLastIndex((l, k) =>
-      k < lines.length - 1 && recordOf(l) === SHARED_FILES[op.file]
+      k < lines.length - 1 && !repeat[k] && recordOf(l) === SHARED_FILES[op.file]
     );
-    const at = latest >= 0 && latest < candidates ? latest : Math.floor(next() * candidates);
-    // The line blanked, its bytes kept (a carry names offsets in the log).
+    const at = pick.includes(latest) ? latest : pick[Math.floor(next() * pick.length)];
+    // With the lines after it that repeat its record but for the ctime (a
+    // restarted process only: one left open tells the line it finds).
+    const damaged = new Set(op.open ? [at] : withRepeats(lines, at));
+    // The lines blanked, their bytes kept (a carry names offsets in the log).
     const without = read(
-      lines.map((l, k) => k === at ? " ".repeat(encoder.encode(l).length) : l).join("\n"),
+      lines.map((l, k) => damaged.has(k) ? " ".repeat(encoder.encode(l).length) : l).join("\n"),
     );
     const path = recordOf(lines[at]);
     const size = new TextEncoder().encode(lines[at]).length;
@@ -151,7 +158,12 @@ export abstract class WorldDamagedLogs extends WorldTools {
     };
     const garbage = Uint8Array.from({ length: Math.max(1, size) }, () => zeros ? 0 : noise());
     const enc = new TextEncoder();
-    const parts = lines.map((l, k) => k === at ? garbage : enc.encode(l));
+    // A repeat's garbage, drawn after the line's (whose bytes stay as without it).
+    const again = (l: string) =>
+      Uint8Array.from({ length: Math.max(1, enc.encode(l).length) }, () => zeros ? 0 : noise());
+    const parts = lines.map((l, k) =>
+      k === at ? garbage : damaged.has(k) ? again(l) : enc.encode(l)
+    );
     const bytes = new Uint8Array(parts.reduce((n, b) => n + b.length, 0) + parts.length - 1);
     let o = 0;
     for (const [k, b] of parts.entries()) {
