@@ -10,11 +10,11 @@
  * whole seconds. A walk writes a record again when a file's ctime moved with
  * its bytes unchanged (a marker put back as it was), so whether a second
  * ended between the record and that change decides whether the manifest log
- * gets the line; the `damaged` move, which picks a line of that log, then
- * picks another, or finds the record it damages written again after it. The
- * service takes no clock or stat for ctimes (`fileClock` judges mtimes only),
- * so the checker cannot make them its own: `--twice` ({@link runSeed}) names
- * the seeds that ran differently.
+ * gets the line. The service takes no clock or stat for ctimes (`fileClock`
+ * judges mtimes only), so the checker cannot make them its own: the
+ * `damaged` move, which picks a line of that log, leaves such lines out of
+ * its pick (`ctime_lines.ts`), and `--twice` ({@link runSeed}) names any
+ * seed that still ran differently.
  *
  * @module
  */
