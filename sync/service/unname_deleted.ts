@@ -34,7 +34,9 @@ export async function sameBytes(e: IndexEntry, bytes: Uint8Array): Promise<boole
  * rewrite of them, committed before the delete took it (the same version
  * on a store whose versions are the bytes'): they are put back and named.
  * Returns the entry the index names there now when it names another
- * version (another writer's, left as it is), else undefined.
+ * version (another writer's, left as it is), or the deleted version put
+ * back by a peer (the same bytes, where versions are the bytes'), else
+ * undefined.
  */
 export async function unnameDeleted(
   ctx: PushContext,
@@ -76,6 +78,7 @@ export async function unnameDeleted(
   // committed after that read (a peer's file of its own, created once the
   // upload was gone): left as it is, and told as one read first would be.
   let kept = false;
+  let complete = true;
   await updateIndex(
     ctx.store,
     { set: {}, remove: [path], base: { [path]: v }, verify: true },
@@ -84,10 +87,22 @@ export async function unnameDeleted(
     undefined,
     ctx.config.concurrency,
     () => ctx.clock.now(),
-    (_base, _complete, foreign) => void (kept = foreign.get(path) != null),
+    (_base, done, foreign) => {
+      kept = foreign.get(path) != null;
+      complete = done;
+    },
   );
-  if (!kept) return undefined;
+  if (!kept && complete) return undefined;
   const now = await readIndex(ctx.store, ctx.config.retry, ctx.signal, ctx.config.concurrency);
   const theirs = now && Object.hasOwn(now.entries, path) ? now.entries[path] : undefined;
-  return theirs && !isUnversioned(theirs) && theirs.v !== version ? theirs : undefined;
+  if (!theirs || isUnversioned(theirs)) return undefined;
+  if (theirs.v !== version) return kept ? theirs : undefined;
+  // The removal left out an entry naming the very version this cache just
+  // deleted, the store holding that version again: where versions are the
+  // bytes' (ETags), a peer that synced the upload named it again as a
+  // dropped entry and put its copy back over the delete, the same bytes.
+  // That copy is the peer's, and stays: the local deletion did not take
+  // effect, which the caller tells as it tells a peer's other version.
+  const held = await ctx.store.head(path, { signal: ctx.signal }).catch(() => null);
+  return held?.version === version ? theirs : undefined;
 }
