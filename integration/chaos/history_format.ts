@@ -317,7 +317,11 @@ export function parseHistory(text: string): History {
 /** How a sync or resolution runs in a second process over the clone's cache (`second`), or "". */
 function secondOf(op: Extract<Op, { kind: "sync" | "resolve" }>): string {
   if (!op.second) return "";
-  const when = op.atPull
+  const when = op.atClear
+    ? ", right before its own process's next clear of its conflict records"
+    : op.afterClear
+    ? ", right after its own process's next clear of its conflict records, once its pull took in what the cache synced"
+    : op.atPull
     ? ", right after its own process's next pull took in what the cache synced"
     : op.aimed
     ? ", right after its own process's next take-in of its conflict records"
@@ -325,5 +329,8 @@ function secondOf(op: Extract<Op, { kind: "sync" | "resolve" }>): string {
   const hand = op.handAfter !== undefined
     ? `, then its user edits ${SHARED_FILES[op.handAfter]} by hand`
     : "";
-  return ` (in a second process over its cache${when}${hand})`;
+  const first = op.handBefore !== undefined
+    ? `, its user first editing ${SHARED_FILES[op.handBefore]} by hand`
+    : "";
+  return ` (in a second process over its cache${when}${first}${hand})`;
 }

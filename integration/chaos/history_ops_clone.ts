@@ -133,6 +133,23 @@ export type CloneOp =
      * runs on).
      */
     readonly handAfter?: number;
+    /**
+     * With `second`: before it runs, the clone's user edits that one of
+     * {@link SHARED_FILES} by hand (an edit written while the own process
+     * stands still in its resolution's pull, see {@link insertSharedConflict}).
+     */
+    readonly handBefore?: number;
+    /**
+     * With `aimed`: run instead right before the own process's next clear
+     * of its conflict records (a resolution's, of the path it resolves).
+     */
+    readonly atClear?: true;
+    /**
+     * With `aimed`: run instead once the own process's next clear of its
+     * conflict records ended, right after its pull's take-in of what the
+     * cache synced that follows (a resolution's pull, planned before).
+     */
+    readonly afterClear?: true;
   }
   /** The move of a v1 bucket's index to v2 shards, under the global lock (once per history). */
   | { readonly id: number; readonly kind: "migrate"; readonly clone: number }
@@ -221,7 +238,8 @@ export type CloneOp =
   /**
    * A clone resolves one of its conflicts (the `pick`-th, modulo their
    * number), if it has any; with `second` (and `aimed`, `atPull`,
-   * `handAfter`), in a second process over its cache, as a `sync`'s.
+   * `handAfter`, `handBefore`, `atClear`, `afterClear`), in a second process over its cache, as a
+   * `sync`'s.
    */
   | {
     readonly id: number;
@@ -233,6 +251,9 @@ export type CloneOp =
     readonly aimed?: true;
     readonly atPull?: true;
     readonly handAfter?: number;
+    readonly handBefore?: number;
+    readonly atClear?: true;
+    readonly afterClear?: true;
   }
   /**
    * A clone edits one of {@link SHARED_FILES} and pushes, told to adopt any

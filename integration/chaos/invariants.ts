@@ -115,7 +115,8 @@
  * - I22: a resolution reported resolved took its side: a `--theirs` whose
  *   pull left the path out (something here in the way) is never resolved;
  *   and one that failed part way (its push or pull cut off) leaves its
- *   conflict open.
+ *   conflict open; nor is one reported resolved while a conflict of its
+ *   path that a second process over the cache recorded as it ran is open.
  * - I23: a clone deletes another writer's object at a shared file's path
  *   (or under one) only where a mark of its user's still names it, or a
  *   directory above it, once its user removed the copy here: a copy

@@ -83,10 +83,75 @@ export function insertSharedConflict(
   } else block.push(command(own, false), command(second, true), tick(20, 60));
   block.push(command("resolve", false), tick(20, 40), command("sync", false), tick(20, 40));
   // Drawn last, so that the histories without it stay as they were.
+  const chosen = rng.chance(PLANNED_SHARE) ? plannedBlock(pair, clone, peer, file, rng) : block;
+  // Drawn after it, for the same reason.
   insertAtStart(
     ops,
-    rng.chance(PLANNED_SHARE) ? plannedBlock(pair, clone, peer, file, rng) : block,
+    rng.chance(THEIRS_SHARE) ? theirsBlock(pair, clone, peer, file, rng) : chosen,
   );
+}
+
+/** The share of the move's histories whose own resolution `--theirs` meets a conflict another process recorded during its pull. */
+export const THEIRS_SHARE = 0.4;
+
+/**
+ * The block of the histories where the clone's own `resolve --theirs` meets
+ * a conflict of the path another process over its cache records while its
+ * pull runs: the peer pushes an edit of the file, which the clone syncs;
+ * its user edits it by hand, the peer pushes another edit, and the clone
+ * syncs (a conflict, its edit in place); the peer pushes a third edit.
+ * The own process resolves it `--theirs`: it moves the edit aside, clears
+ * its record and pulls. In half of them, right after that pull took in what
+ * the cache synced (`afterClear`), else right before the clear (`atClear`),
+ * the user writes another edit at the path (`handBefore`) and a second
+ * process over the cache syncs to its end, setting that edit aside in a
+ * conflict of its own and recording it. The own pull, planned before, finds
+ * nothing of the path in conflict; the clear must keep that record (I6
+ * right after it), and the resolution is not done while it is open (I22)
+ * nor writes its own over it (I6 as the resolution ends). In half of them
+ * the user writes a merge by hand after (`handAfter`), which the own pull
+ * meets too. Then the own process resolves what is left, and syncs.
+ */
+function theirsBlock(ids: BlockIds, clone: number, peer: number, file: number, rng: Rng): Op[] {
+  const { id, tick } = ids;
+  const peerEdit = (): Op => ({ id: id(), kind: "edit", clone: peer, file, how: "push" });
+  const after = rng.chance(0.5) ? { handAfter: file } : {};
+  const when = rng.chance(0.5) ? { afterClear: true as const } : { atClear: true as const };
+  return [
+    peerEdit(),
+    tick(20, 40),
+    { id: id(), kind: "sync", clone },
+    tick(20, 40),
+    { id: id(), kind: "edit", clone, file, how: "hand" },
+    peerEdit(),
+    tick(20, 40),
+    { id: id(), kind: "sync", clone },
+    tick(20, 40),
+    peerEdit(),
+    tick(20, 40),
+    {
+      id: id(),
+      kind: "sync",
+      clone,
+      second: true,
+      aimed: true,
+      ...when,
+      handBefore: file,
+      ...after,
+    },
+    { id: id(), kind: "resolve", clone, pick: rng.int(8), how: "theirs" },
+    tick(20, 60),
+    {
+      id: id(),
+      kind: "resolve",
+      clone,
+      pick: rng.int(8),
+      how: rng.pick(["mine", "theirs", "merged"] as const),
+    },
+    tick(20, 40),
+    { id: id(), kind: "sync", clone },
+    tick(20, 40),
+  ];
 }
 
 /** The share of the move's histories that meet the conflict in a pull planned before the second process's record. */

@@ -22,7 +22,7 @@ Deno.test("shared-conflict: a conflict of one file at the API clone, a newer ver
   let others = 0;
   forEachBlock((ops, rng) => insertSharedConflict(ops, kinds, rng, 1), (block) => {
     const steps = block.filter((o) => o.kind !== "tick");
-    if (steps.some((o) => "atPull" in o)) return; // see the test below
+    if (steps.some((o) => "atPull" in o || "handBefore" in o)) return; // see the tests below
     others++;
     const edits = steps.filter((o) => o.kind === "edit") as Extract<Op, { kind: "edit" }>[];
     const clone = edits.find((e) => e.how === "hand")!.clone;
@@ -67,8 +67,9 @@ Deno.test("shared-conflict: in about half the histories, the clone's own pull me
   let all = 0;
   const hows = new Set<string>();
   forEachBlock((ops, rng) => insertSharedConflict(ops, kinds, rng, 1), (block) => {
-    all++;
     const steps = block.filter((o) => o.kind !== "tick");
+    if (steps.some((o) => "handBefore" in o)) return; // see the test below
+    all++;
     if (!steps.some((o) => "atPull" in o)) return;
     planned++;
     const edits = steps.filter((o) => o.kind === "edit") as Extract<Op, { kind: "edit" }>[];
@@ -101,4 +102,53 @@ Deno.test("shared-conflict: in about half the histories, the clone's own pull me
   });
   assert.ok(planned > all / 4 && planned < (all * 3) / 4, `${planned} of ${all}`);
   assert.deepEqual(hows, new Set(["mine", "theirs", "merged"]));
+});
+
+Deno.test("shared-conflict: in a share of the histories, the clone's own resolve --theirs meets a conflict a second process over its cache records during its pull or right before its clear, the user's edit written first", () => {
+  const kinds: ClientKind[] = ["core", "api", "api"];
+  let theirs = 0;
+  let all = 0;
+  const whens = new Set<string>();
+  let after = 0;
+  forEachBlock((ops, rng) => insertSharedConflict(ops, kinds, rng, 1), (block) => {
+    all++;
+    const steps = block.filter((o) => o.kind !== "tick");
+    if (!steps.some((o) => "handBefore" in o)) return;
+    theirs++;
+    const edits = steps.filter((o) => o.kind === "edit") as Extract<Op, { kind: "edit" }>[];
+    const peer = edits[0].clone;
+    const clone = edits[1].clone;
+    assert.equal(kinds[clone], "api");
+    assert.notEqual(peer, clone);
+    const file = edits[0].file;
+    assert.ok(edits.every((e) => e.file === file), "one shared file");
+    assert.deepEqual(
+      edits.map((e) => [e.clone, e.how]),
+      [[peer, "push"], [clone, "hand"], [peer, "push"], [peer, "push"]],
+    );
+    // Synced here before the user's edit: the conflict's copy is in place.
+    assert.deepEqual(
+      steps.map((o) => o.kind),
+      ["edit", "sync", "edit", "edit", "sync", "edit", "sync", "resolve", "resolve", "sync"],
+    );
+    const second = steps[6] as Extract<Op, { kind: "sync" }>;
+    const own = steps[7] as Extract<Op, { kind: "resolve" }>;
+    assert.deepEqual(
+      [second.clone, second.second, second.aimed, second.handBefore],
+      [clone, true, true, file],
+    );
+    assert.ok((second.afterClear === true) !== (second.atClear === true), "one moment");
+    assert.equal(second.atPull, undefined);
+    whens.add(second.afterClear ? "after" : "before");
+    if (second.handAfter !== undefined) {
+      assert.equal(second.handAfter, file);
+      after++;
+    }
+    assert.deepEqual([own.clone, own.second, own.how], [clone, undefined, "theirs"]);
+    assert.equal(block[block.indexOf(own) + 1].kind, "tick");
+    assert.ok(steps.slice(8).every((o) => "clone" in o && o.clone === clone && !("second" in o)));
+  });
+  assert.ok(theirs > all / 5 && theirs < (all * 3) / 5, `${theirs} of ${all}`);
+  assert.deepEqual(whens, new Set(["after", "before"]));
+  assert.ok(after > 0 && after < theirs, "a merge by hand after it in some only");
 });

@@ -47,3 +47,41 @@ Deno.test("chaos regression: a pull planned before another process's record of a
     '{"seed":231100001,"clones":2,"v2":true,"skewMs":[0,-44814],"ops":[{"id":96,"kind":"edit","clone":0,"file":5,"how":"hand"},{"id":97,"kind":"edit","clone":1,"file":5,"how":"push"},{"id":98,"kind":"tick","n":2,"pick":623474675},{"id":99,"kind":"sync","clone":0,"second":true,"aimed":true,"atPull":true,"handAfter":5},{"id":100,"kind":"sync","clone":0}]}',
   );
 });
+
+/**
+ * I6 (seed 233100004, `--shared-conflict-share 1 --shared-cache-share 1`,
+ * shrunk to 13 operations; fails with the non-test part of d4cce26 taken
+ * back): c0 syncs c1's edit of notes/shared-0.md, its user edits it by hand,
+ * c1 pushes another edit, and c0's sync meets the conflict (the edit in
+ * place); c1 pushes a third. c0's own process resolves it `--theirs`: it
+ * moves the edit aside and, right before it clears its record, the user
+ * writes another edit at the path and a second process over the cache
+ * syncs to its end, setting that edit aside in a conflict of its own and
+ * recording it. The clear dropped that newer record, the copy it names
+ * then named by no record (a clear keeps a record another process saved
+ * since this one read it, d4cce26).
+ */
+Deno.test("chaos regression: a resolve --theirs clearing its record keeps the newer one a second process saved right before, naming a copy its pull set aside (I6, seed 233100004)", async () => {
+  await clean(
+    '{"seed":233100004,"clones":2,"kinds":["api","core"],"indexFirst":true,"reusedLocks":true,"setAsideFlaky":true,"ops":[{"id":129,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":130,"kind":"tick","n":8,"pick":803695419},{"id":131,"kind":"sync","clone":0},{"id":132,"kind":"tick","n":4,"pick":499485950},{"id":133,"kind":"edit","clone":0,"file":3,"how":"hand"},{"id":134,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":135,"kind":"tick","n":6,"pick":1421654625},{"id":136,"kind":"sync","clone":0},{"id":137,"kind":"tick","n":1,"pick":1390050326},{"id":138,"kind":"edit","clone":1,"file":3,"how":"push"},{"id":139,"kind":"tick","n":5,"pick":1669287557},{"id":140,"kind":"sync","clone":0,"second":true,"aimed":true,"atClear":true,"handBefore":3,"handAfter":3},{"id":141,"kind":"resolve","clone":0,"pick":1,"how":"theirs"}]}',
+  );
+});
+
+/**
+ * I22 (seed 233100034, `--shared-conflict-share 1 --shared-cache-share 1`,
+ * shrunk to 12 operations; fails with the non-test parts of e5039c7 and
+ * 0e71e91 taken back): c1 syncs c0's edit of notes/shared-1.md, its user
+ * edits it by hand, c0 pushes another edit, and c1's sync meets the
+ * conflict; c0 pushes a third. c1's own process resolves it `--theirs`: it
+ * moves the edit aside, clears its record and pulls; right after that pull
+ * took in what the cache synced, the user writes another edit at the path
+ * and a second process over the cache syncs to its end, recording a newer
+ * conflict of it. The own pull, planned before, met nothing of it, and the
+ * resolution reported the path resolved while that conflict was open
+ * (0e71e91: it takes in what other processes saved after its pull).
+ */
+Deno.test("chaos regression: a resolve --theirs is not reported resolved while a conflict of its path a second process recorded during its pull is open (I22, seed 233100034)", async () => {
+  await clean(
+    '{"seed":233100034,"clones":2,"ops":[{"id":73,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":74,"kind":"tick","n":2,"pick":1432634897},{"id":75,"kind":"sync","clone":1},{"id":76,"kind":"tick","n":12,"pick":1621182193},{"id":77,"kind":"edit","clone":1,"file":4,"how":"hand"},{"id":78,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":79,"kind":"tick","n":2,"pick":1294463169},{"id":80,"kind":"sync","clone":1},{"id":82,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":83,"kind":"tick","n":9,"pick":639434831},{"id":84,"kind":"sync","clone":1,"second":true,"aimed":true,"afterClear":true,"handBefore":4},{"id":85,"kind":"resolve","clone":1,"pick":0,"how":"theirs"}]}',
+  );
+});

@@ -160,6 +160,7 @@ export abstract class WorldMoves extends WorldDamagedLogs {
       await run();
       this.asideChecks.set(slot, id);
     };
+    this.resolvedChecked(slot, id);
     const set = svc.state.conflicts;
     const refresh = set.refresh.bind(set);
     set.refresh = async () => {
@@ -214,7 +215,12 @@ export abstract class WorldMoves extends WorldDamagedLogs {
    * hundred decisions at most), then saves over what the second one saved.
    */
   /** Services whose next save or clear of their conflict records first runs a second process's command. */
-  private readonly savesArmed = new Map<SyncService, () => Promise<void>>();
+  private readonly savesArmed = new Map<
+    SyncService,
+    { first: () => Promise<void>; names: readonly string[]; after: boolean }
+  >();
+  /** Services whose clear armed (`after`) runs a second process's command at their pull's next take-in of what the cache synced. */
+  private readonly clearedArmed = new Map<SyncService, () => Promise<void>>();
   /** Services whose conflict records' saves and clears can be armed (see {@link armSave}). */
   private readonly savesHooked = new WeakSet<SyncService>();
 
@@ -225,25 +231,57 @@ export abstract class WorldMoves extends WorldDamagedLogs {
    * command, between the own command's take-in of the records and its save.
    * Right after that save, I6 for the paths it saved: every copy a pull set
    * aside is named by a record on disk (what the clone's processes, and
-   * `sluice status`, go by), not only once a process opens the cache again.
+   * `sluice status`, go by), not only once a process opens the cache again;
+   * and at the end of that own command, I6 on the records on disk (see
+   * {@link checkLocal}). With `names`, only the next of those calls armed;
+   * with `after`, `first` runs instead once that call ended, right after
+   * the next take-in of what the cache synced (a resolution's pull's, after
+   * its clear: a pull planned before anything `first` saves).
    */
-  private armSave(slot: CloneSlot, id: number, first: () => Promise<void>): void {
+  private armSave(
+    slot: CloneSlot,
+    id: number,
+    first: () => Promise<void>,
+    names: readonly string[] = ["record", "keepNaming", "clear"],
+    after = false,
+  ): void {
     const svc = slot.svc;
-    this.savesArmed.set(svc, first);
+    this.savesArmed.set(svc, { first, names, after });
     if (this.savesHooked.has(svc)) return;
     this.savesHooked.add(svc);
+    this.resolvedChecked(slot, id);
+    const state = svc.state;
+    const synced = state.refreshSynced.bind(state);
+    state.refreshSynced = async () => {
+      await synced();
+      const then = this.clearedArmed.get(svc);
+      if (!then) return;
+      this.clearedArmed.delete(svc);
+      this.stats.secondsAimed++;
+      this.note(
+        `c${slot.index}'s own pull after its clear took what the cache synced in; #${id} runs now`,
+      );
+      await then();
+      this.asideChecks.set(slot, id);
+    };
     const set = svc.state.conflicts;
     for (const name of ["record", "keepNaming", "clear"] as const) {
       const saves = set[name].bind(set) as (...a: unknown[]) => Promise<void>;
       (set as unknown as Record<string, unknown>)[name] = async (...a: unknown[]) => {
-        const run = this.savesArmed.get(svc);
-        if (!run) return await saves(...a);
+        const armed = this.savesArmed.get(svc);
+        if (!armed?.names.includes(name)) return await saves(...a);
         this.savesArmed.delete(svc);
+        if (armed.after) {
+          await saves(...a);
+          this.clearedArmed.set(svc, armed.first);
+          return;
+        }
         this.stats.secondsAimed++;
         this.note(
           `c${slot.index}'s own process, about to ${name} conflict records, waits for #${id}`,
         );
-        await run();
+        await armed.first();
+        this.asideChecks.set(slot, id);
         await saves(...a);
         const paths = name === "record"
           ? (a[0] as { path: string }[]).map((r) => r.path)
@@ -258,6 +296,39 @@ export abstract class WorldMoves extends WorldDamagedLogs {
     }
   }
 
+  /** Services whose resolutions are checked against the records on disk as they end (see {@link resolvedChecked}). */
+  private readonly resolvesHooked = new WeakSet<SyncService>();
+
+  /**
+   * I22 for the resolutions of clone `slot`'s own process that an aimed
+   * second process's command ran inside (see {@link armTakeIn},
+   * {@link armSave}): one reported resolved leaves no record of its path
+   * open on disk. The second command ended before the own one went on, so
+   * a record there is one the resolution met, or should have.
+   */
+  private resolvedChecked(slot: CloneSlot, id: number): void {
+    const svc = slot.svc;
+    if (this.resolvesHooked.has(svc)) return;
+    this.resolvesHooked.add(svc);
+    const resolve = svc.resolveConflict.bind(svc);
+    svc.resolveConflict = async (path, how, ...rest) => {
+      const r = await resolve(path, how, ...rest);
+      if (!r.resolved || this.asideChecks.get(slot) === undefined) return r;
+      const open = (await recordsOnDisk(slot.dir)).find((x) => x.path === path);
+      if (open) {
+        this.truth.violate({
+          invariant: "I22",
+          message:
+            `c${slot.index}'s resolve --${how} of ${path} reported it resolved, while a conflict of it (theirs ${
+              open.theirs?.version ?? "a deletion"
+            }) that a second process over its cache recorded as it ran is open: nothing it said tells the user so`,
+          afterOp: id,
+        });
+      }
+      return r;
+    };
+  }
+
   /**
    * A sync or a resolution of an API clone's user run by a second process
    * over its cache (`second`, see `moves_shared_conflict.ts`): a service of
@@ -266,7 +337,10 @@ export abstract class WorldMoves extends WorldDamagedLogs {
    * ends. The clone's final sync then runs in a process started afresh on
    * that cache. It runs beside the clone's own commands (a unit of its
    * own), or, `aimed`, right after the next take-in of the clone's own
-   * process's conflict records (its next command's, see {@link armTakeIn}).
+   * process's conflict records (its next command's, see {@link armTakeIn}),
+   * or, `atClear`, right before its next clear of them, or, `afterClear`,
+   * right after the take-in of what the cache synced that follows that
+   * clear (see {@link armSave}).
    */
   protected async second(op: Extract<Op, { kind: "sync" | "resolve" }>): Promise<void> {
     const slot = this.clones[op.clone];
@@ -281,7 +355,14 @@ export abstract class WorldMoves extends WorldDamagedLogs {
     );
     this.named(svc, slot.index);
     const cmd = moveCommand(this.env, op);
+    const hand = async (file: number) => {
+      const edit = { id: op.id, kind: "edit", clone: op.clone, file, how: "hand" } as const;
+      this.note(`c${slot.index}'s user edits ${SHARED_FILES[file]} by hand`);
+      await moveCommand(this.env, edit).body(slot.svc);
+    };
     const run = async () => {
+      // Its user writes an edit by hand first (`handBefore`).
+      if (op.handBefore !== undefined) await hand(op.handBefore);
       try {
         await cmd.body(svc);
       } finally {
@@ -292,18 +373,11 @@ export abstract class WorldMoves extends WorldDamagedLogs {
         svc.state.exit(); // the process ends: its files closed, its owner lock released
       }
       // Its user writes a merge by hand meanwhile (`handAfter`).
-      if (op.handAfter === undefined) return;
-      const edit = {
-        id: op.id,
-        kind: "edit",
-        clone: op.clone,
-        file: op.handAfter,
-        how: "hand",
-      } as const;
-      this.note(`c${slot.index}'s user edits ${SHARED_FILES[op.handAfter]} by hand`);
-      await moveCommand(this.env, edit).body(slot.svc);
+      if (op.handAfter !== undefined) await hand(op.handAfter);
     };
-    if (op.aimed) this.armTakeIn(slot, op.id, run, op.atPull === true);
+    if (op.aimed && (op.atClear || op.afterClear)) {
+      this.armSave(slot, op.id, run, ["clear"], op.afterClear === true);
+    } else if (op.aimed) this.armTakeIn(slot, op.id, run, op.atPull === true);
     else {this.sched.spawn(
         `c${slot.index} second process ${cmd.label}`,
         `c${slot.index}.s${op.id}`,
