@@ -362,6 +362,13 @@ export function harnessDeps(h: {
   /** The label of the running command (undefined: a background task). */
   readonly label: () => string | undefined;
   readonly clones: readonly HarnessClone[];
+  /**
+   * The service of a second process over the cache of the clone whose
+   * process `owner` is, running its command in that process's place while
+   * it waits (an aimed `second` command): its records and synced files are
+   * the writer's view, not the waiting process's.
+   */
+  readonly acting?: (owner: string) => HarnessClone["svc"] | undefined;
   readonly violate: (v: Violation) => void;
   readonly opId: () => number;
   readonly vanished?: (path: string, e: IndexEntry) => boolean;
@@ -387,7 +394,7 @@ export function harnessDeps(h: {
       const owner = h.owner();
       const slot = h.clones.find((c) => c.owner === owner);
       if (!slot) return undefined;
-      const svc = slot.svc;
+      const svc = h.acting?.(owner) ?? slot.svc;
       return {
         clone: slot.index,
         synced: (path) => svc.state.synced(path)?.hash,

@@ -14,7 +14,12 @@ import {
 } from "../../sync/transfer/bucket_layout.ts";
 import { readIndex } from "../../sync/transfer/remote_index.ts";
 import { PutModes } from "../../sync/ports.ts";
-import { watchLostUpdates, type WriterView } from "./lost_updates.ts";
+import {
+  type HarnessClone,
+  harnessDeps,
+  watchLostUpdates,
+  type WriterView,
+} from "./lost_updates.ts";
 import { SHARED_FILES } from "./history.ts";
 import type { LocalChanges } from "./local_changes.ts";
 import type { Violation } from "./invariants.ts";
@@ -129,4 +134,44 @@ Deno.test("I9: a writer replacing the committed version it wrote itself loses no
   who = view(2);
   await store.put(K, enc("d's edit"), PutModes.update(v5));
   assert.deepEqual(violations.map((v) => v.invariant), ["I9"], JSON.stringify(violations));
+});
+
+Deno.test("I9 by the harness: an aimed second process's command, run in its clone's own process's place, is seen by its own records, not the waiting process's", () => {
+  const direct = new InMemoryStore();
+  const K = SHARED_FILES[0];
+  /** A clone's service as the harness reads it: what it synced at K and its conflict there. */
+  const svc = (synced?: string, theirs?: string) =>
+    ({
+      state: {
+        synced: (p: string) => (p === K && synced ? { hash: synced, version: synced } : undefined),
+      },
+      conflicts: () => theirs ? [{ path: K, theirs: { hash: theirs, version: theirs } }] : [],
+    }) as unknown as HarnessClone["svc"];
+  const own = svc("old");
+  const second = svc(undefined, "peer's");
+  const acting: { svc?: HarnessClone["svc"] } = {};
+  const deps = harnessDeps({
+    changes: { edits: [] } as unknown as LocalChanges,
+    read: () => Promise.resolve(undefined),
+    direct,
+    owner: () => "c1.0",
+    label: () => "c1 sync",
+    clones: [{ index: 0, owner: "c0.0", svc: svc() }, { index: 1, owner: "c1.0", svc: own }],
+    acting: (owner) => owner === "c1.0" ? acting.svc : undefined,
+    violate: () => {},
+    opId: () => 0,
+  });
+  // The own process's view while none acts in its place.
+  let who = deps.writer()!;
+  assert.equal(who.clone, 1);
+  assert.equal(who.synced(K), "old");
+  assert.equal(who.theirs(K), undefined);
+  // The second process's, while its command runs there.
+  acting.svc = second;
+  who = deps.writer()!;
+  assert.equal(who.clone, 1);
+  assert.equal(who.synced(K), undefined);
+  assert.equal(who.theirs(K), "peer's");
+  assert.equal(who.theirsVersion(K), "peer's");
+  assert.ok(who.conflicted(K));
 });

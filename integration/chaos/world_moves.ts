@@ -363,9 +363,14 @@ export abstract class WorldMoves extends WorldDamagedLogs {
     const run = async () => {
       // Its user writes an edit by hand first (`handBefore`).
       if (op.handBefore !== undefined) await hand(op.handBefore);
+      // Aimed, it runs in the own process's place (that one waits): its
+      // writes are this process's, seen as it sees the path (I9).
+      const owner = op.aimed ? slot.owner : undefined;
+      if (owner !== undefined) this.acting.set(owner, svc);
       try {
         await cmd.body(svc);
       } finally {
+        if (owner !== undefined) this.acting.delete(owner);
         // Its marks left (a push kept them) are carried by the clone's
         // processes, and pushed by the next one to open the cache (I23).
         const dir = slot.dir;

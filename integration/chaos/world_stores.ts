@@ -59,6 +59,12 @@ export abstract class WorldStores extends WorldStoreFaults {
    * for good, named by no index (I2's final exception).
    */
   protected readonly abandonedErasures = new Map<string, Set<string>>();
+  /**
+   * By the owner of a clone's waiting process, the service of the second
+   * process whose command runs in its place (an aimed `second` command):
+   * the writer whose view I9 goes by meanwhile.
+   */
+  protected readonly acting = new Map<string, SyncService>();
 
   async setup(): Promise<void> {
     const factory = this.options.target ?? memoryTarget;
@@ -80,6 +86,7 @@ export abstract class WorldStores extends WorldStoreFaults {
         owner: () => this.sched.owner,
         label: () => this.sched.label,
         clones: this.clones,
+        acting: (owner) => this.acting.get(owner),
         violate: (v) => this.truth.violate(v),
         opId: () => this.currentOpId,
         vanished: (path, e) => this.truth.namesVanished(path, e),
