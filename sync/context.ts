@@ -294,6 +294,12 @@ export interface PushContext {
    */
   readonly preparing?: boolean;
   /**
+   * True when old clients push beside this one (a push that checks each
+   * create, under the global lock): an old client's write may land at any
+   * moment the global lock is not held, or once it is lost.
+   */
+  readonly oldClients?: boolean;
+  /**
    * Work of a gate that may write the index, left by a preparation
    * (`preparing`) to its commit, which runs it first (`commitPush`).
    */

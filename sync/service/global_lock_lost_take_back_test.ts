@@ -6,7 +6,11 @@
  * push goes on, every write it makes is conditional: the delete on the
  * upload's version, the index on the entry's version. What the old client
  * wrote under the lock it took stands, and the push ends warning
- * `global_lock_lost` (chaos seed 234400244 stalled so).
+ * `global_lock_lost` (chaos seed 234400244 stalled so). Where versions are
+ * the bytes' (ETags), an old client's write of the upload's very bytes
+ * carries its version, and the delete takes it: its bytes are put back and
+ * named, even when the index held no old client's entry at the take-back's
+ * read (the push knows old clients push beside it).
  */
 import assert from "node:assert/strict";
 import { createSluice } from "../../sluice.ts";
@@ -99,3 +103,23 @@ Deno.test("global lock lost during a take-back: an old client's write of the sam
   await svc.pullChanged();
   assert.equal(await read(svc, MINE), "old client's\n", "the old client's write is pulled");
 });
+
+for (const before of [undefined, { "config/older.yaml": "older\n" }]) {
+  Deno.test(
+    `global lock lost during a take-back (ETags${
+      before ? ", an old client's entry in the index before" : ""
+    }): an old client's rewrite of the same bytes under the lock it took stays in the store, named`,
+    async () => {
+      const { store, svc, upload } = await takeBackMeetingTakeover({ [MINE]: "mine\n" }, {
+        etags: true,
+        before,
+      });
+      // The same bytes: the old client's object carries the upload's version.
+      assert.equal((await store.head(MINE))?.version, upload, "the old client's object is there");
+      assert.equal(store.peekText(MINE), "mine\n");
+      assert.ok(Object.hasOwn(await peerReadIndex(store), MINE), "the index names it");
+      await svc.pullChanged();
+      assert.equal(await read(svc, MINE), "mine\n", "the old client's write is pulled");
+    },
+  );
+}

@@ -348,8 +348,11 @@ export async function dropOwnStranded(
   // Beside old clients' entries on a store whose versions are the bytes'
   // (ETags), an old client's rewrite of the same bytes, committed before the
   // delete, carries this upload's version and goes with it: its bytes are
-  // kept to put back (see `unnameDeleted`).
-  const beside = index !== null && Object.values(index.entries).some(isUnversioned);
+  // kept to put back (see `unnameDeleted`). So too in a push beside old
+  // clients whose index holds none of theirs yet: its global lock taken over
+  // before the delete, the new holder's first write may be those bytes.
+  const beside = ctx.oldClients === true ||
+    (index !== null && Object.values(index.entries).some(isUnversioned));
   const held = beside
     ? await getOrNull(ctx.store, path, {
       retry: ctx.config.retry,

@@ -123,6 +123,7 @@ export async function runPush(
     kind: walk ? "walk" : "paths",
     dryRun: options.dryRun ?? false,
     ...(out?.prepare ? { preparing: true } : {}),
+    ...(options.checkCreates ? { oldClients: true } : {}),
     store: deps.store,
     cache,
     state,
