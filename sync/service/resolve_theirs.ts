@@ -201,7 +201,7 @@ export async function resolveTheirs(
   // while the index names it (deleted outside the sync) is the datastore's
   // side now: nothing is there to take, and nothing is left here either
   // (the copy stays aside); said so (`PullResult.vanished`).
-  const resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path) &&
+  let resolved = !pulled.conflicts.includes(path) && !pulled.uncommitted.includes(path) &&
     !(meanwhile && state.conflicts.has(path));
   if (!resolved && pulled.uncommitted.includes(path) && !state.conflicts.get(path)) {
     let own: ResolveOutcome | null;
@@ -245,6 +245,15 @@ export async function resolveTheirs(
     } catch (e) {
       await reopenTheirs(deps, rec, setAside, before).catch(() => {});
       throw e;
+    }
+    // A record of the path another process saved during that look at the
+    // datastore is as one saved while the pull ran: not done.
+    await state.conflicts.takeIn();
+    if (state.conflicts.has(path)) {
+      [resolved, meanwhile] = [false, true];
+      if (here && setAside.length > 0) {
+        await namedWhereMoved(deps, path, { location: setAside[0], ...here });
+      }
     }
   }
   // Not taken, and no new conflict recorded by the pull: this one stays open.
