@@ -13,6 +13,7 @@ import { type IndexEntry, isUnversioned } from "../transfer/bucket_layout.ts";
 import { recordVanished } from "./vanished_record.ts";
 import { sha256Hex } from "../hash.ts";
 import { putBackAndName } from "../transfer/put_back.ts";
+import { withRetry } from "../retry.ts";
 
 /** Whether `bytes` are those `e` (an old client's entry) records: by hash, or by size without one. */
 export async function sameBytes(e: IndexEntry, bytes: Uint8Array): Promise<boolean> {
@@ -102,7 +103,12 @@ export async function unnameDeleted(
   // bytes' (ETags), a peer that synced the upload named it again as a
   // dropped entry and put its copy back over the delete, the same bytes.
   // That copy is the peer's, and stays: the local deletion did not take
-  // effect, which the caller tells as it tells a peer's other version.
-  const held = await ctx.store.head(path, { signal: ctx.signal }).catch(() => null);
+  // effect, which the caller tells as it tells a peer's other version. A
+  // look that fails fails the push: never taken for nothing there.
+  const held = await withRetry(
+    () => ctx.store.head(path, { signal: ctx.signal }),
+    ctx.config.retry,
+    ctx.signal,
+  );
   return held?.version === version ? theirs : undefined;
 }
