@@ -225,7 +225,10 @@ export async function resolveTheirs(
       }
       throw e;
     }
-    if (gone !== undefined) {
+    // A record of the path another process saved during these looks at the
+    // datastore is as one saved while the pull ran: not done.
+    if (await recordedSince(deps, path, here, setAside)) meanwhile = true;
+    else if (gone !== undefined) {
       // What a pull gives for the path is taken: nothing, the copy kept aside.
       await state.conflicts.release(rec, setAside);
       return {
@@ -248,13 +251,7 @@ export async function resolveTheirs(
     }
     // A record of the path another process saved during that look at the
     // datastore is as one saved while the pull ran: not done.
-    await state.conflicts.takeIn();
-    if (state.conflicts.has(path)) {
-      [resolved, meanwhile] = [false, true];
-      if (here && setAside.length > 0) {
-        await namedWhereMoved(deps, path, { location: setAside[0], ...here });
-      }
-    }
+    if (await recordedSince(deps, path, here, setAside)) [resolved, meanwhile] = [false, true];
   }
   // Not taken, and no new conflict recorded by the pull: this one stays open.
   if (!resolved && !state.conflicts.get(path)) await reopenTheirs(deps, rec, setAside, before);
@@ -285,6 +282,26 @@ export async function resolveTheirs(
     ...(meanwhile && !resolved ? { recordedMeanwhile: true } : {}),
     pull: pulled,
   };
+}
+
+/**
+ * True when, taken in again, the records hold one of `path` (another
+ * process's, saved since the resolution last looked): the copy this
+ * resolution moved from the path (`here`, the first set aside) is named
+ * there (see {@link namedWhereMoved}).
+ */
+async function recordedSince(
+  deps: ResolveDeps,
+  path: string,
+  here: { hash: string; size: number } | null,
+  setAside: readonly string[],
+): Promise<boolean> {
+  await deps.state.conflicts.takeIn();
+  if (!deps.state.conflicts.has(path)) return false;
+  if (here && setAside.length > 0) {
+    await namedWhereMoved(deps, path, { location: setAside[0], ...here });
+  }
+  return true;
 }
 
 /**
