@@ -21,13 +21,14 @@
  *
  * @module
  */
-import type { ConflictRecord, LocalSide } from "./conflicts.ts";
+import type { ConflictRecord } from "./conflicts.ts";
 import type { PullResult } from "./pull.ts";
 import type { SyncState } from "./state.ts";
 import { ownFileAbove, versionedTheirs } from "./resolve_reads.ts";
 import { ResolveRefusedError } from "./resolve_refusals.ts";
 import { keepAsideNamed, publishRebased } from "./resolve_publish.ts";
 import type { ResolveDeps, ResolveOutcome } from "./resolve.ts";
+import { namedWhereMoved, recordedSince } from "./resolve_theirs_named.ts";
 
 /** Resolves the conflict `rec` by taking theirs (see the module). */
 export async function resolveTheirs(
@@ -282,48 +283,6 @@ export async function resolveTheirs(
     ...(meanwhile && !resolved ? { recordedMeanwhile: true } : {}),
     pull: pulled,
   };
-}
-
-/**
- * True when, taken in again, the records hold one of `path` (another
- * process's, saved since the resolution last looked): the copy this
- * resolution moved from the path (`here`, the first set aside) is named
- * there (see {@link namedWhereMoved}).
- */
-async function recordedSince(
-  deps: ResolveDeps,
-  path: string,
-  here: { hash: string; size: number } | null,
-  setAside: readonly string[],
-): Promise<boolean> {
-  await deps.state.conflicts.takeIn();
-  if (!deps.state.conflicts.has(path)) return false;
-  if (here && setAside.length > 0) {
-    await namedWhereMoved(deps, path, { location: setAside[0], ...here });
-  }
-  return true;
-}
-
-/**
- * The open record of `path` (another process's, kept by the clear or saved
- * while the pull ran) naming the copy in place as yours, that copy moved
- * aside to `moved` since: names it there, durably. Nothing when the record
- * names another copy, or the copy at the path is the one it names.
- */
-async function namedWhereMoved(
-  deps: ResolveDeps,
-  path: string,
-  moved: LocalSide,
-): Promise<void> {
-  const open = deps.state.conflicts.get(path);
-  if (open?.mine?.location !== path) return;
-  if (deps.cache.exists(path)) {
-    // Theirs put at the path since (by the resolution's pull): the record
-    // names the copy moved aside when it names its bytes, not these.
-    const at = await deps.cache.hashFile(path).catch(() => null);
-    if (open.mine.hash !== moved.hash || at?.hash === moved.hash) return;
-  }
-  await deps.state.conflicts.record([{ ...open, mine: moved }]);
 }
 
 /**
