@@ -169,15 +169,11 @@ export async function resolveTheirs(
   // own pull planned before the copy moved aside, say) is as one the clear
   // kept: the path is in conflict still, the resolution not done.
   await state.conflicts.takeIn();
-  if (!meanwhile && !pulled.conflicts.includes(path) && state.conflicts.has(path)) {
-    meanwhile = true;
-    if (here && setAside.length > 0) {
-      await namedWhereMoved(deps, path, {
-        location: setAside[0],
-        hash: here.hash,
-        size: here.size,
-      });
-    }
+  // The record the clear kept may have been replaced meanwhile by one naming
+  // the copy in place again: named where it is now all the same.
+  if (!meanwhile && !pulled.conflicts.includes(path) && state.conflicts.has(path)) meanwhile = true;
+  if (meanwhile && here && setAside.length > 0) {
+    await namedWhereMoved(deps, path, { location: setAside[0], hash: here.hash, size: here.size });
   }
   if ((pulled.blocked ?? []).includes(path)) {
     // Theirs cannot be put there: a file or directory here is in the way.
