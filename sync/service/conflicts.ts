@@ -157,6 +157,9 @@ export class ConflictSet {
    * another process saved since this one read the path (see {@link reopen}).
    */
   readonly #yielding = new Set<string>();
+  /** Paths saved only over the record given (see {@link recordOver}), and those not so saved. */
+  readonly #expected = new Map<string, ConflictRecord>();
+  readonly #stale = new Set<string>();
 
   private constructor(stateDir: string, locked?: <T>(fn: () => Promise<T>) => Promise<T>) {
     this.#stateDir = stateDir.replace(/\/+$/, "");
@@ -264,6 +267,18 @@ export class ConflictSet {
       this.#named.delete(r.path);
     }
     await this.#save();
+  }
+
+  /**
+   * Records `rec` as {@link record} does, only where the record of its path
+   * saved is still `was` (as another process sharing the cache saved it,
+   * taken in here): false, and nothing of this process's saved for the
+   * path, when that process resolved or replaced it since.
+   */
+  async recordOver(was: ConflictRecord, rec: ConflictRecord): Promise<boolean> {
+    this.#expected.set(rec.path, was);
+    await this.record([rec]);
+    return !this.#stale.delete(rec.path);
   }
 
   /**
@@ -447,6 +462,13 @@ export class ConflictSet {
     await this.#locked(async () => {
       const own = new Set([...this.#touched].filter((p) => this.#records.has(p)));
       const disk = await this.#readFile().catch(() => undefined);
+      for (const [p, was] of this.#expected) {
+        if (sameRecord(disk?.get(p), was)) continue;
+        this.#stale.add(p);
+        this.#touched.delete(p);
+        if (!disk) this.#records.delete(p);
+      }
+      this.#expected.clear();
       const gaveWay = disk ? await this.#merge(disk) : new Set<string>();
       const file: ConflictFile = { format: 1, conflicts: Object.fromEntries(this.#records) };
       const text = JSON.stringify(file, null, 1);

@@ -48,5 +48,9 @@ export async function namedWhereMoved(
     const at = await deps.cache.hashFile(path).catch(() => null);
     if (open.mine.hash !== moved.hash || at?.hash === moved.hash) return;
   }
-  await deps.state.conflicts.record([{ ...open, mine: moved }]);
+  // Saved only over that record as it stands: one the other process
+  // resolved or replaced since stays so (a replacement is named again).
+  if (!(await deps.state.conflicts.recordOver(open, { ...open, mine: moved }))) {
+    await namedWhereMoved(deps, path, moved);
+  }
 }
