@@ -357,3 +357,30 @@ Deno.test("a reopen of a path this process cleared gives way to a record another
     assert.equal((await saved(dir))?.theirs?.version, "v2");
     assert.deepEqual(locations(await saved(dir)), [first.location, moved.location].sort());
   }));
+
+Deno.test("a record saved only over another process's record as it stands is saved while it stands, and not once that process resolved or replaced it", () =>
+  withTwoProcesses(async ({ dir, one, two }) => {
+    const inPlace = conflict({ location: PATH, hash: H("a"), size: 4 }, 1);
+    const moved = { location: "elsewhere", hash: H("a"), size: 4 };
+    await two.record([inPlace]);
+    await one.refresh();
+    const read = one.get(PATH)!;
+    assert.equal(await one.recordOver(read, { ...read, mine: moved }), true);
+    assert.equal((await saved(dir))?.mine?.location, "elsewhere");
+    // Resolved by the other process since: it stays resolved.
+    await two.refresh(); // its resolution reads the record, as named
+    const named = two.get(PATH)!;
+    await two.clear([PATH]);
+    assert.equal(await one.recordOver(named, { ...named, at: 9 }), false);
+    assert.equal(await saved(dir), undefined, "the resolved conflict stays resolved");
+    assert.equal(one.has(PATH), false);
+    // Replaced by the other process since: the newer record stands.
+    await two.record([inPlace]);
+    await one.takeIn();
+    const again = one.get(PATH)!;
+    await two.record([withNewerTheirs(inPlace)]);
+    assert.equal(await one.recordOver(again, { ...again, mine: moved }), false);
+    assert.equal((await saved(dir))?.theirs?.version, "v3", "the newer record stands");
+    assert.equal((await saved(dir))?.mine?.location, PATH);
+    assert.equal(one.get(PATH)?.theirs?.version, "v3");
+  }));
