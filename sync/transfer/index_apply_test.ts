@@ -158,3 +158,36 @@ Deno.test("a deletion found gone over another client's entry naming other bytes 
   const sameSize = await removeFoundGone(listed, { baseSize: { "a.txt": 6 } });
   assert.equal(sameSize.entries["a.txt"], undefined, "the size of the copy deleted: removed");
 });
+
+Deno.test("a deletion whose entry is gone (taken out before its own delete) applies with no conflict where another Sluice writer's upload not committed yet stands there since (a new create at the freed path); an old client's write there is still another writer's", async () => {
+  for (const writer of [true, false]) {
+    const store = new InMemoryStore();
+    // The deleted copy's version is gone; a peer's create at the freed path
+    // (its run's next version number, say) stands there now, not committed.
+    await store.put("a.txt", new TextEncoder().encode("again!"), { kind: "create" }, {
+      metadata: writer ? { [WRITER_METADATA]: "w2" } : {},
+    });
+    const entries: Record<string, IndexEntry> = {};
+    const foreign = new Map();
+    const c = { retry: { retries: 0, minTimeoutMs: 0, maxTimeoutMs: 0 } };
+    const ok = await apply(
+      store,
+      c,
+      entries,
+      {
+        set: {},
+        remove: ["a.txt"],
+        base: { "a.txt": "deleted-version" },
+        checkCreates: true,
+      },
+      false,
+      foreign,
+    );
+    if (writer) {
+      assert.equal(foreign.size, 0, "the peer's create is no write over this deletion");
+      assert.equal(ok, true);
+    } else {
+      assert.ok(foreign.has("a.txt"), "an old client's write may have replaced the deleted copy");
+    }
+  }
+});
