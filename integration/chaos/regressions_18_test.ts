@@ -25,3 +25,24 @@ Deno.test("chaos regression: a second process's resolution over a version its ow
     '{"seed":234980077,"clones":2,"absentOnError":true,"v2":true,"ops":[{"id":57,"kind":"edit","clone":1,"file":3,"how":"hand"},{"id":62,"kind":"edit","clone":0,"file":3,"how":"push"},{"id":63,"kind":"tick","n":2,"pick":868448743},{"id":64,"kind":"resolve","clone":1,"pick":2,"how":"merged","second":true,"aimed":true},{"id":65,"kind":"sync","clone":1}]}',
   );
 });
+
+/**
+ * I1 (seed 238900189, `--put-back-lost-share 1 --shared-cache-share 1`,
+ * shrunk to 19 operations; old clients, ETag versions, a v2 index): c0's
+ * run crashed as its index write landed, and c0 deleted that run's version
+ * files and pushed. The push took its own committed create back (the
+ * entries out first), then its deletes failed (unreachable), and its lock
+ * was broken. c0's next sync deleted metadata.yaml again, and before its
+ * commit c3's run created version 1 anew at the freed path. That commit,
+ * beside old clients, looked at every removal: no entry, a Sluice writer's
+ * upload not committed yet there. It took c3's create for a write over its
+ * deletion, a conflict kept the deletion here, and the final resolution
+ * left c0 without c3's acknowledged metadata.yaml. A removal whose entry is
+ * gone now applies with no conflict where a Sluice writer's uncommitted
+ * upload of another version stands: a create since, its writer commits it.
+ */
+Deno.test("chaos regression: a deletion's commit beside old clients meets a peer's run creating the freed version anew, and keeps no conflict with it (I1, seed 238900189)", async () => {
+  await clean(
+    '{"seed":238900189,"clones":5,"absentOnError":true,"v2":true,"kinds":["api","core-single-phase","api","api","api"],"oldClients":true,"etag":true,"ops":[{"id":65,"kind":"crash","clone":0,"at":"answer","queued":true},{"id":66,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":67,"kind":"tick","n":20,"pick":2088714591},{"id":68,"kind":"delete","clone":0,"file":0,"how":"push","run":66},{"id":69,"kind":"tick","n":31,"pick":1158409312},{"id":70,"kind":"sync","clone":0},{"id":71,"kind":"tick","n":37,"pick":1176766883},{"id":5,"kind":"tick","n":10,"pick":1506620515},{"id":6,"kind":"breakglass","model":0},{"id":7,"kind":"flaky","call":"delete","count":2,"afterEffect":false},{"id":51,"kind":"sibling","clone":1,"how":"dies","workMs":5000},{"id":52,"kind":"sync","clone":1},{"id":53,"kind":"tick","n":70,"pick":2042816757},{"id":17,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":19,"kind":"latency","ms":500},{"id":48,"kind":"sibling","clone":3,"how":"dies","workMs":45000},{"id":28,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":29,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":34,"kind":"tick","n":11,"pick":142296113}]}',
+  );
+});

@@ -251,10 +251,25 @@ export async function apply(
     return heldOwn.has(p) && typeof base === "string" && held.version === base &&
       cur !== undefined && !isUnversioned(cur) && cur.v === base;
   };
+  // No entry names the path any more (taken out before this removal's own
+  // delete: a take-back's), the version it was based on is gone, and a
+  // Sluice writer's upload not committed yet stands there: a create at the
+  // freed path since (a peer's run at that version number), which its
+  // writer names when it commits. Nothing of this removal is left to apply,
+  // and that create is no write over it: no conflict (a conflict would keep
+  // the deletion here, and its resolution lose the peer's acknowledged
+  // create; chaos seed 238900189). An old client's write, which carries no
+  // writer id, is still taken for another writer's.
+  const createdSince = (p: string, held: HeldObject) =>
+    held.uncommitted === true && current(p) === undefined &&
+    typeof change.base?.[p] === "string" && held.version !== change.base[p];
   for (const p of change.remove) {
     const theirs = removeChecks.get(p);
     const held = removeHeads.get(p) ?? null;
-    if (theirs !== undefined && held !== null && !namesGoneBase(p, held) && !stillBase(p, held)) {
+    if (
+      theirs !== undefined && held !== null && !namesGoneBase(p, held) && !stillBase(p, held) &&
+      !createdSince(p, held)
+    ) {
       all = false;
       if (theirs) foreign?.set(p, held);
       continue;
