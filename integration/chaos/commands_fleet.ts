@@ -146,7 +146,16 @@ function oldPushPath(o: { readonly id: number; readonly clone: number; readonly 
 }
 
 /** The text an old client's push (an `oldpush` move) writes. */
-function oldPushText(o: { readonly id: number; readonly clone: number }): string {
+function oldPushText(o: {
+  readonly id: number;
+  readonly clone: number;
+  readonly file?: number;
+  readonly again?: { readonly op: number; readonly clone: number };
+}): string {
+  // As that edit operation's bytes (`editBytes` in commands.ts).
+  if (o.again && o.file !== undefined) {
+    return `op ${o.again.op}: ${SHARED_FILES[o.file]} edited by c${o.again.clone}; some settings\n`;
+  }
   return `old client of c${o.clone}, op ${o.id}\n`;
 }
 

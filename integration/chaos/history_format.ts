@@ -173,7 +173,9 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
       return `${head} c${op.clone} ${
         op.file === undefined
           ? `logs/old-c${op.clone}-op${op.id}.log`
-          : `${op.del ? "deletes" : "edits"} ${SHARED_FILES[op.file]}`
+          : `${op.del ? "deletes" : "edits"} ${SHARED_FILES[op.file]}${
+            op.again ? ` with the bytes of c${op.again.clone}'s op #${op.again.op}` : ""
+          }`
       } (old client, global lock${
         op.window === undefined
           ? ""

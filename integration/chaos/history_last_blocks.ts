@@ -2,8 +2,8 @@
  * The last moves `generateHistory` inserts, once every other operation of
  * the history is drawn: a committed marker's take-back, a take-back cut
  * off, the save gap, a dropped edit, the marker gap, a push cut off, a
- * conflict on a shared file and the deletion of the committed marker's
- * version. Each is drawn from a generator of its own, mixed from the
+ * conflict on a shared file, the deletion of the committed marker's
+ * version and a take-back whose global lock an old client takes over. Each is drawn from a generator of its own, mixed from the
  * history's seed and the move's tag, so that the operations before it stay
  * as they were.
  *
@@ -20,6 +20,7 @@ import { insertMarkerGap } from "./moves_marker_gap.ts";
 import { insertCutPush } from "./moves_cut_push.ts";
 import { insertSharedConflict } from "./moves_shared_conflict.ts";
 import { insertCommittedDeleted } from "./moves_committed_deleted.ts";
+import { insertOldTakeBack } from "./moves_old_take_back.ts";
 
 /** What the history drew before its last moves, which they depend on. */
 export interface DrawnSoFar {
@@ -71,4 +72,6 @@ export function insertLastBlocks(ops: Op[], drawn: DrawnSoFar, options: Generate
   // From a generator of its own: the operations above stay as they were.
   insertSharedConflict(ops, kinds, own(0x73686366), options.sharedConflictShare ?? 0.05);
   insertCommittedDeleted(ops, clones, own(0x636d646c), options.committedDeletedShare ?? 0.05);
+  // From a generator of its own: the operations above stay as they were.
+  insertOldTakeBack(ops, kinds, republished, own(0x6f6c6474), options.oldTakeBackShare ?? 0.05);
 }

@@ -134,6 +134,12 @@ export type WorldOp =
      * `insertOldWindow`).
      */
     readonly window?: number;
+    /**
+     * With `file`: it writes the bytes that clone's edit operation `op`
+     * wrote there (the same version where versions are ETags; see
+     * `insertOldTakeBack`).
+     */
+    readonly again?: { readonly op: number; readonly clone: number };
   }
   /**
    * A brief outage, armed when the clone's queue gets to it (its commands

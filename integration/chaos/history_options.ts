@@ -127,6 +127,8 @@ export interface GenerateOptions {
   readonly sharedConflictShare?: number;
   /** Chance that a history starts with a clone's user deleting the version the committed marker names beside a lost run's, or resolving `--mine` a conflict at a deletion of a version the marker here names (see {@link insertCommittedDeleted}); default 0.05. */
   readonly committedDeletedShare?: number;
+  /** Chance that a v1 history with old clients on a store whose versions are ETags starts with a take-back stopped before its delete, its global lock taken over by an old client writing the bytes it takes back (see {@link insertOldTakeBack}); default 0.05. */
+  readonly oldTakeBackShare?: number;
 }
 
 /**

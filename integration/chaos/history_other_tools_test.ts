@@ -100,6 +100,7 @@ const MOVE_SHARES = [
   "cutPushShare",
   "sharedConflictShare",
   "committedDeletedShare",
+  "oldTakeBackShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */

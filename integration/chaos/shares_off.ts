@@ -21,6 +21,7 @@ const LAST_BLOCKS_OFF = {
   cutPushShare: 0,
   sharedConflictShare: 0,
   committedDeletedShare: 0,
+  oldTakeBackShare: 0,
 } as const;
 
 /** The shares of the moves added last, all off: histories drawn without them stay as they were. */

@@ -199,6 +199,7 @@ export class TruthRecords {
     readonly clone: number;
     readonly file?: number;
     readonly del?: boolean;
+    readonly again?: { readonly op: number; readonly clone: number };
   }[] = [];
   /** Paths an old client's pull wrote an index over that no longer named them (`oldpull` moves). */
   readonly oldPullDropped = new Set<string>();
@@ -289,7 +290,13 @@ export class TruthRecords {
   readonly oldOverlapped = new Set<number>();
   readonly oldUnfinished = new Map<
     number,
-    { readonly id: number; readonly clone: number; readonly file?: number; readonly del?: boolean }
+    {
+      readonly id: number;
+      readonly clone: number;
+      readonly file?: number;
+      readonly del?: boolean;
+      readonly again?: { readonly op: number; readonly clone: number };
+    }
   >();
   /**
    * The objects another tool put into the bucket (`foreign` moves); `own`:

@@ -23,7 +23,11 @@
  * delete after its check) while the index named nothing there, and no
  * index naming that upload since (a peer that never saw it creating a file
  * of its own on a path nothing held, which the push may meet later on,
- * reading the index for another change of its own).
+ * reading the index for another change of its own). And so is one an old
+ * client's push named first once the index named nothing there after the
+ * upload: its write after the withdrawal took the entry out (of the very
+ * bytes, where versions are ETags, so of that very version), which the
+ * push may have put back after its delete took it.
  *
  * The harness hands it every store call clones make ({@link Withdrawals.watch}),
  * and asks at a push's end ({@link Withdrawals.answerable}).
@@ -55,20 +59,25 @@ export class Withdrawals {
   private readonly since = new Map<string, { v: string; at: number }>();
   /** Per clone, when its last read of an index object ended. */
   private readonly reads = new Map<number, number>();
-  /** Per path, what each write of an index object left it naming (`v` undefined: nothing). */
-  private readonly writes = new Map<string, { v?: string; at: number }[]>();
+  /**
+   * Per path, what each write of an index object left it naming (`v`
+   * undefined: nothing), and whether an old client's push made it (`old`).
+   */
+  private readonly writes = new Map<string, { v?: string; at: number; old: boolean }[]>();
   /** Per clone and path, when its delete of its last upload there (conditional on it) landed. */
   private readonly deletes = new Map<string, { v: string; at: number }>();
 
   /**
    * `store`, noting each upload of a clone (`clone()` names it, undefined
    * for another writer), each read of an index object, and after each write
-   * of one what the index names (`entries`, read past faults and scheduling).
+   * of one what the index names (`entries`, read past faults and scheduling),
+   * and whether an old client's push made it (`oldPush()`).
    */
   watch(
     store: ObjectStore,
     clone: () => number | undefined,
     entries: () => Promise<Record<string, IndexEntry>>,
+    oldPush: () => boolean = () => false,
   ): ObjectStore {
     return {
       ...store,
@@ -82,8 +91,9 @@ export class Withdrawals {
       },
       put: async (key, body, mode, o) => {
         const c = clone();
+        const old = oldPush();
         const info = await store.put(key, body, mode, o);
-        if (isIndexObject(key)) this.indexed(await entries());
+        if (isIndexObject(key)) this.indexed(await entries(), old);
         else if (c !== undefined) {
           this.uploads.set(`${c}\0${key}`, info.version);
           this.deletes.delete(`${c}\0${key}`);
@@ -104,7 +114,7 @@ export class Withdrawals {
   }
 
   /** What the index names after a write of one of its objects. */
-  private indexed(entries: Record<string, IndexEntry>): void {
+  private indexed(entries: Record<string, IndexEntry>, old: boolean): void {
     const at = ++this.seq;
     for (const [path, e] of Object.entries(entries)) {
       const seen = this.named.get(path) ?? new Set<string>();
@@ -118,7 +128,7 @@ export class Withdrawals {
       const v = Object.hasOwn(entries, path) ? entries[path].v : undefined;
       const seen = this.writes.get(path) ?? [];
       this.writes.set(path, seen);
-      seen.push({ v, at });
+      seen.push({ v, at, old });
     }
   }
 
@@ -139,6 +149,19 @@ export class Withdrawals {
     if (named < 0 || named === before.length - 1) return false;
     if (before.slice(named + 1).some((w) => w.v !== undefined)) return false;
     return !writes.some((w) => w.at > deleted.at && w.v === upload);
+  }
+
+  /**
+   * Whether the first index write naming `path` once the index named
+   * nothing there after naming `upload` was an old client's push: a later
+   * change of theirs, whatever version it names.
+   */
+  private oldPushNamedAfter(path: string, upload: string): boolean {
+    const writes = this.writes.get(path) ?? [];
+    const named = writes.findIndex((w) => w.v === upload);
+    const out = writes.findIndex((w, i) => i > named && w.v === undefined);
+    const again = writes.find((w, i) => i > out && w.v !== undefined);
+    return named >= 0 && out >= 0 && again?.old === true;
   }
 
   /**
@@ -164,6 +187,7 @@ export class Withdrawals {
     // old client's read-modify-write under the global lock) putting the
     // entry back, naming nothing.
     if (held !== undefined && entries[path].v === upload && held !== upload) return true;
+    if (this.oldPushNamedAfter(path, upload)) return false;
     if (this.withdrawnBefore(clone, path, upload)) return false;
     const since = this.since.get(path);
     return since === undefined || since.at <= (this.reads.get(clone) ?? 0);

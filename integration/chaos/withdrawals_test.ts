@@ -8,10 +8,13 @@ const enc = (t: string) => new TextEncoder().encode(t);
 const INDEX = ".datastore-index.json";
 const entry = (v: string): IndexEntry => ({ v, h: "", s: 1 });
 
-/** A store watched for clone `who`, its index the record `entries` stands for. */
-function setup() {
+/**
+ * A store watched for clone `who` (an old client's push: `old`), its index
+ * the record `entries` stands for; its versions the bytes' with `etags`.
+ */
+function setup(etags = false) {
   // Its calls as own properties, as the harness's wrapped stores have them.
-  const mem = new InMemoryStore();
+  const mem = new InMemoryStore({ versionFromBytes: etags });
   const inner: ObjectStore = {
     endpoint: mem.endpoint,
     get: (key, o) => mem.get(key, o),
@@ -21,8 +24,17 @@ function setup() {
     list: (prefix, o) => mem.list(prefix, o),
   };
   const w = new Withdrawals();
-  const world = { who: 0 as number | undefined, entries: {} as Record<string, IndexEntry> };
-  const store = w.watch(inner, () => world.who, () => Promise.resolve({ ...world.entries }));
+  const world = {
+    who: 0 as number | undefined,
+    old: false,
+    entries: {} as Record<string, IndexEntry>,
+  };
+  const store = w.watch(
+    inner,
+    () => world.who,
+    () => Promise.resolve({ ...world.entries }),
+    () => world.old,
+  );
   const commit = async (entries: Record<string, IndexEntry>) => {
     world.entries = entries;
     await store.put(INDEX, enc(JSON.stringify(entries)), PutModes.overwrite);
@@ -155,4 +167,27 @@ Deno.test("I32: a peer's new file at the path after a checked delete ended the w
   world.who = 0;
   await store.get(INDEX);
   assert.equal(w.answerable(0, "n.md", world.entries), false);
+});
+
+Deno.test("I32: an old client's push naming the path once the withdrawal took the entry out is a later change, spared, even of the very version (ETags) put back", async () => {
+  const { w, world, store, commit } = setup(true);
+  const mine = await store.put("n.md", enc("a"), PutModes.create);
+  await commit({ "n.md": entry(mine.version) });
+  await commit({});
+  // The old client's write of the same bytes: the same version.
+  world.who = undefined;
+  world.old = true;
+  await commit({ "n.md": entry(mine.version) });
+  world.who = 0;
+  world.old = false;
+  // The push's delete takes it, its bytes put back and named.
+  await store.delete("n.md", { ifVersion: mine.version });
+  const back = await store.put("n.md", enc("a"), PutModes.create);
+  assert.equal(back.version, mine.version);
+  await commit({ "n.md": entry(back.version) });
+  await store.get(INDEX);
+  assert.equal(w.answerable(0, "n.md", world.entries, back.version), false);
+  // Left deleted, the index naming it: the push's to answer.
+  await store.delete("n.md");
+  assert.equal(w.answerable(0, "n.md", world.entries, null), true);
 });

@@ -110,6 +110,7 @@ export abstract class WorldStores extends WorldStoreFaults {
         return this.clones.find((c) => c.owner === this.sched.owner)?.index;
       },
       () => indexEntriesOf(this.target.inspect),
+      () => isOldClientCommand(this.sched.label ?? ""),
     );
     const undone = this.undone(withdrawing);
     const shaped = this.shapes.watch(this.setAsideLooks(this.answerLoss(undone)), () => {
