@@ -7,50 +7,13 @@
  * pull sets aside a copy written at the path while it ran.
  */
 import assert from "node:assert/strict";
-import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { processOver, put, read } from "./clone_kit.ts";
+import { processOver, read } from "./clone_kit.ts";
 import { type ConflictRecord, setAsideCopies } from "./conflicts.ts";
 import { defaultStateDir } from "../transfer/cache.ts";
 import { setAsideReleased } from "../transfer/cache_state.ts";
 import type { SyncService } from "./service.ts";
-import { sha256Hex } from "../hash.ts";
-
-const PATH = "notes/a.md";
-const hashOf = (text: string) => sha256Hex(new TextEncoder().encode(text));
-
-/** The record of PATH in the cache's conflicts file, as saved. */
-async function saved(cacheDir: string): Promise<ConflictRecord | undefined> {
-  const text = await Deno.readTextFile(`${defaultStateDir(cacheDir)}/conflicts.json`)
-    .catch(() => '{"conflicts":{}}');
-  return JSON.parse(text).conflicts[PATH];
-}
-
-/** The store's calls that answer with a promise. */
-const CALLS = new Set(["get", "getStream", "head", "put", "delete"]);
-
-/**
- * A store whose first call after `arm` runs the armed hook first (once):
- * the moment the resolution's pull begins to read the datastore.
- */
-function hooked(
-  store: InMemoryStore,
-): { store: InMemoryStore; arm: (h: () => Promise<void>) => void } {
-  let hook: (() => Promise<void>) | undefined;
-  const proxied = new Proxy(store, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      if (!CALLS.has(String(prop))) return value.bind(target);
-      return async (...args: unknown[]) => {
-        const h = hook;
-        hook = undefined;
-        await h?.();
-        return await value.apply(target, args);
-      };
-    },
-  }) as InMemoryStore;
-  return { store: proxied, arm: (h) => void (hook = h) };
-}
+import { InMemoryStore } from "../../packages/testing/mod.ts";
+import { hashOf, PATH, saved, theirsThree } from "./resolve_theirs_two_kit.ts";
 
 /**
  * Process `a`'s conflict of PATH (its edit, theirs "two"), "three" published
@@ -59,27 +22,12 @@ function hooked(
  * pull found (your edit in place, theirs "three"), then `during` runs.
  */
 async function conflictOfA() {
-  const base = new InMemoryStore();
-  const { store, arm } = hooked(base);
-  const peer = await processOver(base, await Deno.makeTempDir(), 9);
-  await put(peer, PATH, "one");
-  await peer.pushChanged();
-  const cacheDir = await Deno.makeTempDir();
-  const a = await processOver(store, cacheDir, 1);
-  const b = await processOver(base, cacheDir, 2);
-  await a.pullChanged();
-  await put(a, PATH, "a's edit");
-  await put(peer, PATH, "two");
-  await peer.pushChanged();
-  assert.deepEqual((await a.pullChanged()).conflicts, [PATH]);
-  await put(peer, PATH, "three");
-  await peer.pushChanged();
-  const three = (await base.head(PATH))!;
+  const { base, arm, cacheDir, a, b, three } = await theirsThree();
   const one = a.state.synced(PATH)?.version;
   const newer: ConflictRecord = {
     path: PATH,
     mine: { location: PATH, hash: await hashOf("a's edit"), size: 8 },
-    theirs: { version: three.version, hash: await hashOf("three"), size: 5 },
+    theirs: { version: three, hash: await hashOf("three"), size: 5 },
     ...(one ? { base: one } : {}),
     foundBy: "pull",
     at: 7,
@@ -91,7 +39,7 @@ async function conflictOfA() {
       await b?.state.conflicts.record([newer]);
       await during();
     });
-  return { store: base, cacheDir, a, b, three: three.version, recordedBy };
+  return { store: base, cacheDir, a, b, three, recordedBy };
 }
 
 Deno.test("resolve --theirs whose pull runs while another process over the cache records a newer conflict of the path is not done: the record stays open, naming your edit where it was set aside", async () => {

@@ -7,55 +7,12 @@
  * edit, never the datastore's bytes as yours.
  */
 import assert from "node:assert/strict";
-import { InMemoryStore } from "../../packages/testing/mod.ts";
-import { processOver, put, read } from "./clone_kit.ts";
+import { read } from "./clone_kit.ts";
 import type { ConflictRecord } from "./conflicts.ts";
-import { sha256Hex } from "../hash.ts";
-
-const PATH = "notes/a.md";
-const hashOf = (text: string) => sha256Hex(new TextEncoder().encode(text));
-
-/** The store's calls that answer with a promise. */
-const CALLS = new Set(["get", "getStream", "head", "put", "delete"]);
-
-/** A store whose first call after `arm` runs the armed hook first (once). */
-function hooked(
-  store: InMemoryStore,
-): { store: InMemoryStore; arm: (h: () => Promise<void>) => void } {
-  let hook: (() => Promise<void>) | undefined;
-  const proxied = new Proxy(store, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      if (!CALLS.has(String(prop))) return value.bind(target);
-      return async (...args: unknown[]) => {
-        const h = hook;
-        hook = undefined;
-        await h?.();
-        return await value.apply(target, args);
-      };
-    },
-  }) as InMemoryStore;
-  return { store: proxied, arm: (h) => void (hook = h) };
-}
+import { hashOf, PATH, theirsThree } from "./resolve_theirs_two_kit.ts";
 
 Deno.test("resolve --theirs whose kept newer record another process replaces during its pull, naming your edit at the path, names your edit where it was set aside: a later --mine publishes your edit", async () => {
-  const base = new InMemoryStore();
-  const { store, arm } = hooked(base);
-  const peer = await processOver(base, await Deno.makeTempDir(), 9);
-  await put(peer, PATH, "one");
-  await peer.pushChanged();
-  const cacheDir = await Deno.makeTempDir();
-  const a = await processOver(store, cacheDir, 1);
-  const b = await processOver(base, cacheDir, 2);
-  await a.pullChanged();
-  await put(a, PATH, "a's edit");
-  await put(peer, PATH, "two");
-  await peer.pushChanged();
-  assert.deepEqual((await a.pullChanged()).conflicts, [PATH]);
-  await put(peer, PATH, "three");
-  await peer.pushChanged();
-  const three = (await base.head(PATH))!.version;
+  const { base, arm, cacheDir, a, b, three } = await theirsThree();
   const edit = await hashOf("a's edit");
   const byB = (at: number, reason: string): ConflictRecord => ({
     path: PATH,
