@@ -13,71 +13,12 @@
  * names the path (chaos seed 234400244, I32).
  */
 import assert from "node:assert/strict";
-import { hookedStore, InMemoryStore } from "../../packages/testing/mod.ts";
 import { readIndex } from "../transfer/remote_index.ts";
-import { clone, createAnswerLost, isIndexKey, quick, read } from "./clone_kit.ts";
-import { MONOLITH_KEY } from "../transfer/bucket_layout.ts";
-
-const PATH = "config/settings-0.yaml";
-const NOTE = "_control/.sluice/withdrawn/";
-
-/** A promise and its resolution. */
-function gate(): { open: () => void; passed: Promise<void> } {
-  let open = () => {};
-  const passed = new Promise<void>((resolve) => open = resolve);
-  return { open, passed };
-}
+import { clone, quick, read } from "./clone_kit.ts";
+import { PATH, putBackOverTakeBack } from "./withdrawn_same_bytes_kit.ts";
 
 Deno.test("etag versions: a peer's copy put back over this cache's take-back of its unanswered create, the same version as the upload deleted, is met as a conflict, never a withdrawal done", async () => {
-  const store = new InMemoryStore({ versionFromBytes: true });
-  const steps: string[] = [];
-  // b's index write naming a's write again has landed.
-  const named = gate();
-  // a's delete of its write has landed.
-  const deleted = gate();
-  let bSync: Promise<void> | undefined;
-  let watching = false;
-  const a = await clone(
-    hookedStore(store, {
-      beforeDelete: async (key) => {
-        if (key === PATH && !bSync) {
-          // The entry is out, the object still there: b's sync takes it
-          // for an entry another client dropped, and names it again.
-          watching = true;
-          bSync = (async () => {
-            await b.pullChanged();
-            await b.pushChanged();
-          })();
-          await named.passed;
-        } else if (key.startsWith(NOTE) && bSync) {
-          // a's delete landed; b goes on and finds its copy gone.
-          deleted.open();
-          await bSync;
-        }
-      },
-    }),
-    "a",
-  );
-  const b = await clone(
-    hookedStore(store, {
-      after: async (key) => {
-        if (!watching || !isIndexKey(key)) return;
-        watching = false;
-        assert.equal((await readIndex(store, quick.retry))?.entries[PATH]?.v, v);
-        steps.push("b named a's write again");
-        named.open();
-        await deleted.passed;
-      },
-    }),
-    "b",
-  );
-  const v = await createAnswerLost(store, a, PATH, "a's settings", MONOLITH_KEY);
-  assert.equal(a.state.synced(PATH), undefined, "the answer was lost: never synced here");
-  await b.pullChanged();
-  assert.equal(b.state.synced(PATH)?.version, v, "b synced a's write");
-
-  await Deno.remove(`${a.cacheDir}/${PATH}`);
-  await a.markDirty({ relPath: PATH });
+  const { store, a, v, steps } = await putBackOverTakeBack();
   const r = await a.pushChanged();
   assert.deepEqual(steps, ["b named a's write again"]);
   assert.equal((await store.head(PATH))?.version, v, "b's copy is back, at a's version");
