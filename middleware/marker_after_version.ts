@@ -40,7 +40,8 @@ import { MARKER_AHEAD } from "../sync/service/push_result.ts";
 import { dropOwnStranded } from "../sync/service/push_delete.ts";
 import { pushWriterId } from "../sync/service/push_write.ts";
 import { getOrNull } from "../sync/transfer/index_io.ts";
-import { listedAfterPush, namedDir, publishOwnMarker } from "./marker_stranded.ts";
+import { listedAfterPush, namedDir } from "./marker_listed.ts";
+import { publishOwnMarker } from "./marker_stranded.ts";
 
 /** The gate's registered name. */
 export const MARKER_AFTER_VERSION = "marker-after-version";

@@ -3,7 +3,7 @@
  * version number left beside the marker whose bytes (with or without a
  * trailing newline) hash to the entry's hash, and the warning of a put-back
  * that could not be made. Shared by the put-backs of a committed marker
- * (`marker_stranded.ts`, `held_marker_put_back.ts`).
+ * (`marker_put_back_committed.ts`, `held_marker_put_back.ts`).
  *
  * @module
  */

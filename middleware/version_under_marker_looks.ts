@@ -14,7 +14,7 @@ import { readIndex, unlistedEntry } from "../sync/transfer/remote_index.ts";
 import { readWriterId, WRITER_METADATA } from "../sync/transfer/writer_id.ts";
 import type { MarkerLooks } from "../sync/version_marker_hold.ts";
 import { isInternalPath, parentOf } from "../sync/paths.ts";
-import { listedAfterPush, namedDir } from "./marker_stranded.ts";
+import { listedAfterPush, namedDir } from "./marker_listed.ts";
 
 /** Why a version file's deletion was left out. */
 export function underMarkerReason(marker: string, n: string): string {
