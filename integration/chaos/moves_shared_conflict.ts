@@ -141,16 +141,7 @@ function theirsBlock(ids: BlockIds, clone: number, peer: number, file: number, r
     },
     { id: id(), kind: "resolve", clone, pick: rng.int(8), how: "theirs" },
     tick(20, 60),
-    {
-      id: id(),
-      kind: "resolve",
-      clone,
-      pick: rng.int(8),
-      how: rng.pick(["mine", "theirs", "merged"] as const),
-    },
-    tick(20, 40),
-    { id: id(), kind: "sync", clone },
-    tick(20, 40),
+    ...resolveThenSync(ids, clone, rng),
   ];
 }
 
@@ -185,6 +176,14 @@ function plannedBlock(ids: BlockIds, clone: number, peer: number, file: number, 
     tick(20, 60),
     peerEdit(),
     tick(20, 40),
+    ...resolveThenSync(ids, clone, rng),
+  ];
+}
+
+/** The blocks' end: the own process resolves one of its conflicts any way, then syncs. */
+function resolveThenSync(ids: BlockIds, clone: number, rng: Rng): Op[] {
+  const { id, tick } = ids;
+  return [
     {
       id: id(),
       kind: "resolve",
