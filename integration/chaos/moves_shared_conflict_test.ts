@@ -72,17 +72,7 @@ Deno.test("shared-conflict: in about half the histories, the clone's own pull me
     all++;
     if (!steps.some((o) => "atPull" in o)) return;
     planned++;
-    const edits = steps.filter((o) => o.kind === "edit") as Extract<Op, { kind: "edit" }>[];
-    const clone = edits[1].clone;
-    const peer = edits[0].clone;
-    assert.equal(kinds[clone], "api");
-    assert.notEqual(peer, clone);
-    const file = edits[0].file;
-    assert.ok(edits.every((e) => e.file === file), "one shared file");
-    assert.deepEqual(
-      edits.map((e) => [e.clone, e.how]),
-      [[peer, "push"], [clone, "hand"], [peer, "push"], [peer, "push"]],
-    );
+    const { clone, file } = peerHandPeerPeer(steps, kinds);
     // Never synced here before the conflict: the user's copy is one this cache never synced.
     assert.deepEqual(
       steps.map((o) => o.kind),
@@ -115,17 +105,7 @@ Deno.test("shared-conflict: in a share of the histories, the clone's own resolve
     const steps = block.filter((o) => o.kind !== "tick");
     if (!steps.some((o) => "handBefore" in o)) return;
     theirs++;
-    const edits = steps.filter((o) => o.kind === "edit") as Extract<Op, { kind: "edit" }>[];
-    const peer = edits[0].clone;
-    const clone = edits[1].clone;
-    assert.equal(kinds[clone], "api");
-    assert.notEqual(peer, clone);
-    const file = edits[0].file;
-    assert.ok(edits.every((e) => e.file === file), "one shared file");
-    assert.deepEqual(
-      edits.map((e) => [e.clone, e.how]),
-      [[peer, "push"], [clone, "hand"], [peer, "push"], [peer, "push"]],
-    );
+    const { clone, file } = peerHandPeerPeer(steps, kinds);
     // Synced here before the user's edit: the conflict's copy is in place.
     assert.deepEqual(
       steps.map((o) => o.kind),
@@ -152,3 +132,25 @@ Deno.test("shared-conflict: in a share of the histories, the clone's own resolve
   assert.deepEqual(whens, new Set(["after", "before"]));
   assert.ok(after > 0 && after < theirs, "a merge by hand after it in some only");
 });
+
+/**
+ * The edits of a block on one shared file: a peer's push, the clone's (an
+ * API client's) edit by hand, then two more of the peer's pushes.
+ */
+function peerHandPeerPeer(
+  steps: Op[],
+  kinds: ClientKind[],
+): { clone: number; peer: number; file: number } {
+  const edits = steps.filter((o) => o.kind === "edit") as Extract<Op, { kind: "edit" }>[];
+  const peer = edits[0].clone;
+  const clone = edits[1].clone;
+  assert.equal(kinds[clone], "api");
+  assert.notEqual(peer, clone);
+  const file = edits[0].file;
+  assert.ok(edits.every((e) => e.file === file), "one shared file");
+  assert.deepEqual(
+    edits.map((e) => [e.clone, e.how]),
+    [[peer, "push"], [clone, "hand"], [peer, "push"], [peer, "push"]],
+  );
+  return { clone, peer, file };
+}
