@@ -26,6 +26,55 @@ export type EditHow = "hand" | "hand-tick" | "mark" | "push" | "revert" | "durin
 /** The resolutions a `resolve` operation picks from. */
 export type ResolveHow = "mine" | "theirs" | "merged";
 
+/**
+ * How a `sync` or `resolve` runs in a second process over the clone's cache
+ * (see {@link insertSharedConflict}).
+ */
+export interface SecondRun {
+  /**
+   * With `second`: run by a second process over the clone's cache (a
+   * service of its own, as a `sibling`'s), beside the clone's own commands
+   * (an API clone only; see {@link insertSharedConflict}).
+   */
+  readonly second?: true;
+  /**
+   * With `second`: run to its end right after the next take-in of the
+   * conflict records by the clone's own process (its next command's):
+   * between that command's read of the records and what it saves after.
+   */
+  readonly aimed?: true;
+  /**
+   * With `aimed`: run instead right after the own process's next pull
+   * took in what the cache synced (after its command's take-in of the
+   * conflict records), before it reads the index: that pull is planned
+   * before anything the second one saves (see {@link insertSharedConflict}).
+   */
+  readonly atPull?: true;
+  /**
+   * With `second`: once it ended, the clone's user edits that one of
+   * {@link SHARED_FILES} by hand (a merge written while the other process
+   * runs on).
+   */
+  readonly handAfter?: number;
+  /**
+   * With `second`: before it runs, the clone's user edits that one of
+   * {@link SHARED_FILES} by hand (an edit written while the own process
+   * stands still in its resolution's pull, see {@link insertSharedConflict}).
+   */
+  readonly handBefore?: number;
+  /**
+   * With `aimed`: run instead right before the own process's next clear
+   * of its conflict records (a resolution's, of the path it resolves).
+   */
+  readonly atClear?: true;
+  /**
+   * With `aimed`: run instead once the own process's next clear of its
+   * conflict records ended, right after its pull's take-in of what the
+   * cache synced that follows (a resolution's pull, planned before).
+   */
+  readonly afterClear?: true;
+}
+
 /** An operation of a clone's process or of its user (see `Op` in `history_ops.ts`). */
 export type CloneOp =
   /** A model method run on a clone: take the model lock, write version N+1, push under the lock, release. */
@@ -108,49 +157,7 @@ export type CloneOp =
     readonly again?: { readonly op: number; readonly clone: number };
     /** With `named`: I7 looks at that one of {@link SHARED_FILES} before the pull. */
     readonly named?: number;
-    /**
-     * With `second`: run by a second process over the clone's cache (a
-     * service of its own, as a `sibling`'s), beside the clone's own commands
-     * (an API clone only; see {@link insertSharedConflict}).
-     */
-    readonly second?: true;
-    /**
-     * With `second`: run to its end right after the next take-in of the
-     * conflict records by the clone's own process (its next command's):
-     * between that command's read of the records and what it saves after.
-     */
-    readonly aimed?: true;
-    /**
-     * With `aimed`: run instead right after the own process's next pull
-     * took in what the cache synced (after its command's take-in of the
-     * conflict records), before it reads the index: that pull is planned
-     * before anything the second one saves (see {@link insertSharedConflict}).
-     */
-    readonly atPull?: true;
-    /**
-     * With `second`: once it ended, the clone's user edits that one of
-     * {@link SHARED_FILES} by hand (a merge written while the other process
-     * runs on).
-     */
-    readonly handAfter?: number;
-    /**
-     * With `second`: before it runs, the clone's user edits that one of
-     * {@link SHARED_FILES} by hand (an edit written while the own process
-     * stands still in its resolution's pull, see {@link insertSharedConflict}).
-     */
-    readonly handBefore?: number;
-    /**
-     * With `aimed`: run instead right before the own process's next clear
-     * of its conflict records (a resolution's, of the path it resolves).
-     */
-    readonly atClear?: true;
-    /**
-     * With `aimed`: run instead once the own process's next clear of its
-     * conflict records ended, right after its pull's take-in of what the
-     * cache synced that follows (a resolution's pull, planned before).
-     */
-    readonly afterClear?: true;
-  }
+  } & SecondRun
   /** The move of a v1 bucket's index to v2 shards, under the global lock (once per history). */
   | { readonly id: number; readonly kind: "migrate"; readonly clone: number }
   /** A command that writes a state file and calls `markDirty()` with no path, then pushes (a walk). */
@@ -247,14 +254,7 @@ export type CloneOp =
     readonly clone: number;
     readonly pick: number;
     readonly how: ResolveHow;
-    readonly second?: true;
-    readonly aimed?: true;
-    readonly atPull?: true;
-    readonly handAfter?: number;
-    readonly handBefore?: number;
-    readonly atClear?: true;
-    readonly afterClear?: true;
-  }
+  } & SecondRun
   /**
    * A clone edits one of {@link SHARED_FILES} and pushes, told to adopt any
    * other writer's uncommitted object at a shared file or latest marker
