@@ -46,3 +46,20 @@ Deno.test("chaos regression: a deletion's commit beside old clients meets a peer
     '{"seed":238900189,"clones":5,"absentOnError":true,"v2":true,"kinds":["api","core-single-phase","api","api","api"],"oldClients":true,"etag":true,"ops":[{"id":65,"kind":"crash","clone":0,"at":"answer","queued":true},{"id":66,"kind":"run","clone":0,"model":0,"data":1,"workMs":0},{"id":67,"kind":"tick","n":20,"pick":2088714591},{"id":68,"kind":"delete","clone":0,"file":0,"how":"push","run":66},{"id":69,"kind":"tick","n":31,"pick":1158409312},{"id":70,"kind":"sync","clone":0},{"id":71,"kind":"tick","n":37,"pick":1176766883},{"id":5,"kind":"tick","n":10,"pick":1506620515},{"id":6,"kind":"breakglass","model":0},{"id":7,"kind":"flaky","call":"delete","count":2,"afterEffect":false},{"id":51,"kind":"sibling","clone":1,"how":"dies","workMs":5000},{"id":52,"kind":"sync","clone":1},{"id":53,"kind":"tick","n":70,"pick":2042816757},{"id":17,"kind":"run","clone":3,"model":0,"data":1,"workMs":0},{"id":19,"kind":"latency","ms":500},{"id":48,"kind":"sibling","clone":3,"how":"dies","workMs":45000},{"id":28,"kind":"run","clone":2,"model":0,"data":0,"workMs":0},{"id":29,"kind":"run","clone":4,"model":0,"data":1,"workMs":0},{"id":34,"kind":"tick","n":11,"pick":142296113}]}',
   );
 });
+
+/**
+ * I23 (seed 236400140, `--old-share 1 --etag-share 1 --old-take-back-share
+ * 1`, shrunk to 9 operations): an old client pushed notes/shared-1.md and
+ * c0 pulled it; an old client's pull read the index, c0 committed an edit
+ * of that file over the old client's version, and the pull wrote back the
+ * index it had read, rolling the entry back to the old client's (no object
+ * version). c0's user deleted the file by hand, unmarked. c0's next pull
+ * took the path for a dropped entry and marked it to be published again,
+ * so the next push deleted the file on the datastore, named by no one. A
+ * pull now tells it as a rolled-back entry deleted here and marks nothing.
+ */
+Deno.test("chaos regression: a file deleted here by hand whose entry an old client rolled back to its own version is not deleted on the datastore (I23, seed 236400140)", async () => {
+  await clean(
+    '{"seed":236400140,"clones":3,"kinds":["api","core","core"],"oldClients":true,"indexFirst":true,"etag":true,"ops":[{"id":94,"kind":"oldpush","clone":1,"file":4,"again":{"op":85,"clone":0}},{"id":83,"kind":"sync","clone":0},{"id":49,"kind":"edit","clone":1,"file":1,"how":"push"},{"id":50,"kind":"tick","n":25,"pick":1147148061},{"id":51,"kind":"crash","clone":1,"at":"commit","queued":true},{"id":52,"kind":"delete","clone":1,"file":1,"how":"push"},{"id":56,"kind":"oldpull","clone":1,"window":2},{"id":57,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":61,"kind":"delete","clone":0,"file":4,"how":"hand"}]}',
+  );
+});

@@ -59,9 +59,14 @@ export async function dropped(): Promise<{ store: InMemoryStore; a: SyncService 
   return { store, a };
 }
 
-/** `config/app.yaml`, pushed by `a`, then dropped from the index or rolled back to an older version by an old client. */
+/**
+ * `config/app.yaml`, pushed by `a`, then dropped from the index or rolled
+ * back to an older version by an old client: `a`'s own (`rolled back`), or
+ * one an old client pushed and `a` pulled (`rolled back to an old client's`,
+ * an entry with no object version).
+ */
 export async function lost(
-  how: "dropped" | "rolled back",
+  how: "dropped" | "rolled back" | "rolled back to an old client's",
 ): Promise<{ store: InMemoryStore; a: SyncService; path: string }> {
   const store = new InMemoryStore();
   const a = await clone(store, "a");
@@ -70,6 +75,9 @@ export async function lost(
     await a.cache.write(path, enc("one\n"));
     await a.markDirty({ relPath: path });
     await a.pushChanged();
+  } else if (how === "rolled back to an old client's") {
+    await peerPush(store, { [path]: "one\n" });
+    assert.deepEqual((await a.pullChanged()).fetched, [path]);
   }
   await peerPush(store, { [THEIRS]: "theirs\n" }, {
     afterRead: async () => {

@@ -20,6 +20,7 @@ import type { FileIdentity } from "../transfer/file_identity.ts";
 import { CopyVanishedError } from "../transfer/cache_state.ts";
 import { marksElsewhere, underMarks } from "./pull_elsewhere.ts";
 import type { IndexEntry } from "../transfer/remote_index.ts";
+import type { SyncedEntry } from "./manifest_log.ts";
 import { isUnversioned, isVersionFile } from "../transfer/bucket_layout.ts";
 import { VERSION_REWRITTEN } from "./pull_aside.ts";
 import { readWriter, readWriterId } from "../transfer/writer_id.ts";
@@ -177,6 +178,19 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
   let leftToPush = false;
   // Rolled-back entries deleted here, taken back (see `FetchPlan.restored`).
   const restored: string[] = [];
+  // The dirty set's names, trailing slashes off (a directory's mark).
+  const marks = new Set([...dirty].map((p) => p.replace(/\/+$/, "")));
+  /**
+   * `path`, deleted here with no mark naming it, its entry (`e`) rolled back
+   * by another client while the store holds the version synced here: told
+   * (`droppedHere`), its record kept; with `restoreDeleted`, that version
+   * is fetched back and kept as a dropped entry is.
+   */
+  const keepDeletedHere = (path: string, e: IndexEntry, synced: SyncedEntry) => {
+    if (!deps.restoreDeleted) return void input.droppedHere.push(path);
+    todo.push([path, { ...e, v: synced.version, h: synced.hash, s: synced.size }, null]);
+    restored.push(path);
+  };
   /**
    * Sets the copy at `path` (`mine`) aside before the datastore's is
    * fetched, with the conflict that names it kept beside it until its
@@ -257,11 +271,15 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
     // client's pull), which took this cache's committed version out of it.
     // Kept, as a dropped entry is, and named again by the next push (one
     // HEAD, on this path alone).
+    // Deleted here, no mark naming it (nor a directory above): a rolled-back
+    // entry, told as such, not a deletion for the next push to make (chaos
+    // seed 236400140).
     if (
       isUnversioned(e) && synced && !dirty.has(path) &&
       await heldAsSynced(deps, path, synced.version).catch(() => false)
     ) {
-      input.dropped.push(path);
+      if (cache.fileGone(path) && !underMarks(marks, path)) keepDeletedHere(path, e, synced);
+      else input.dropped.push(path);
       continue;
     }
     // Looked at before the copy's bytes are: an edit after this look is seen at the write.
@@ -303,15 +321,8 @@ export async function planFetches(input: PlanInput): Promise<FetchPlan> {
       // write-back (taken for this cache's own write below, it was left to a
       // push that never came: chaos seed 4104). Taken back with
       // `restoreDeleted`: the version synced, fetched, is kept as dropped.
-      const marks = new Set([...dirty].map((p) => p.replace(/\/+$/, "")));
       if (await rolledBackDeletedHere(deps, path, e, synced, underMarks(marks, path))) {
-        if (!deps.restoreDeleted) input.droppedHere.push(path);
-        else {todo.push([
-            path,
-            { ...e, v: synced!.version, h: synced!.hash, s: synced!.size },
-            null,
-          ]);}
-        if (deps.restoreDeleted) restored.push(path);
+        keepDeletedHere(path, e, synced!);
         continue;
       }
       const own = await ownWriteOver(path, e);

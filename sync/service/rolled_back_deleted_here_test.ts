@@ -46,6 +46,25 @@ Deno.test("a file deleted here, unmarked, whose entry another client rolled back
 });
 
 /**
+ * As above, the older version an old client's push, which `a` pulled before
+ * its edit: the entry rolled back to names no object version. The pull kept
+ * the record the same way; before, it took `a`'s committed edit for a push
+ * of its own cut off before its commit, and the next push deleted it on the
+ * datastore though nobody named the path (chaos seed 236400140, I23).
+ */
+Deno.test("a file deleted here, unmarked, whose entry an old client rolled back to its own older version: the pull keeps its record, no push deletes it", async () => {
+  const { store, a, path } = await lost("rolled back to an old client's");
+  assert.equal((await peerReadIndex(store))[path]?.size, 4, "named at the old client's version");
+  const { warnings } = await pullAfterUnmarkedDeletion(a, path);
+  assert.match(warnings[0].message, /at an older version than the one this cache synced/);
+  assert.deepEqual((await a.pushChanged()).deleted, [], "a push of everything pending");
+  assert.equal(store.peekText(path), "two\n", "the object kept");
+  await a.markDirty({ relPath: path });
+  assert.deepEqual((await a.pushChanged()).deleted, [path], "a push of its name deletes it");
+  assert.equal(store.peek(path), undefined);
+});
+
+/**
  * As above, the deletion marked: left to the push, which deletes `a`'s
  * edit over the version it synced, and the entry with it.
  */
