@@ -248,7 +248,7 @@ async function sizeSection(
         if (uploaded !== files) throw new Error(`pushed ${uploaded} of ${files} files`);
         return run;
       } finally {
-        await temps.remove(cacheDir);
+        temps.retire(cacheDir);
       }
     } finally {
       closeStore(raw);
@@ -264,7 +264,7 @@ async function sizeSection(
     await svc.markDirty({ relPaths: paths });
     await svc.pushChanged();
     closeStore(seedStore);
-    await temps.remove(cacheDir);
+    temps.retire(cacheDir);
   }
   const pull = async (side: Side): Promise<Run> => {
     const raw: ObjectStore = await backend.newStore(pullBucket);
@@ -291,7 +291,7 @@ async function sizeSection(
       return run;
     } finally {
       closeStore(raw);
-      await temps.remove(dir);
+      temps.retire(dir);
     }
   };
 
@@ -311,7 +311,7 @@ async function sizeSection(
     for (const s of order) pushRuns[s].push(await push(s));
     for (const s of order) pullRuns[s].push(await pull(s));
   }
-  await temps.remove(src);
+  temps.retire(src);
   return {
     files,
     models,

@@ -83,7 +83,7 @@ async function sweep(
     await svc.markDirty({ relPaths: paths });
     await svc.pushChanged();
     closeStore(store);
-    await temps.remove(cacheDir);
+    temps.retire(cacheDir);
   }
   const push = async (concurrency: number): Promise<Run> => {
     const store = await backend.newStore();
@@ -99,7 +99,7 @@ async function sweep(
       return run;
     } finally {
       closeStore(store);
-      await temps.remove(cacheDir);
+      temps.retire(cacheDir);
     }
   };
   const pull = async (concurrency: number): Promise<Run> => {
@@ -115,7 +115,7 @@ async function sweep(
       return run;
     } finally {
       closeStore(store);
-      await temps.remove(cacheDir);
+      temps.retire(cacheDir);
     }
   };
   // Warm-up, untimed: the first runs of a process pay for the JIT.
@@ -129,7 +129,7 @@ async function sweep(
       runs.get(c)!.pull.push(await pull(c));
     }
   }
-  await temps.remove(src);
+  temps.retire(src);
   const table = (op: "push" | "pull") =>
     Object.fromEntries(settings.map((c) => {
       const rs = runs.get(c)![op];
