@@ -204,6 +204,9 @@ export function formatOp(op: Op, kinds?: readonly ClientKind[]): string {
     case "flaky":
       return `${head} ${op.count}x ${op.call}${op.afterEffect ? " (after effect)" : ""}`;
     case "blip":
+      if (op.putBack) {
+        return `${head} c${op.clone} (armed: its second look at a file since its delete of it, the store holding it again, fails as unreachable, once)`;
+      }
       return `${head} c${op.clone} (armed: its next ${op.call} of ${
         op.marker
           ? (op.call === "put" ? "a latest marker as a create" : "a latest marker")

@@ -3,7 +3,9 @@
  * the history is drawn: a committed marker's take-back, a take-back cut
  * off, the save gap, a dropped edit, the marker gap, a push cut off, a
  * conflict on a shared file, the deletion of the committed marker's
- * version and a take-back whose global lock an old client takes over. Each is drawn from a generator of its own, mixed from the
+ * version, a take-back whose global lock an old client takes over and a
+ * take-back whose look at the same bytes put back over its delete fails
+ * once. Each is drawn from a generator of its own, mixed from the
  * history's seed and the move's tag, so that the operations before it stay
  * as they were.
  *
@@ -21,6 +23,7 @@ import { insertCutPush } from "./moves_cut_push.ts";
 import { insertSharedConflict } from "./moves_shared_conflict.ts";
 import { insertCommittedDeleted } from "./moves_committed_deleted.ts";
 import { insertOldTakeBack } from "./moves_old_take_back.ts";
+import { insertSameBytesLook } from "./moves_same_bytes_look.ts";
 
 /** What the history drew before its last moves, which they depend on. */
 export interface DrawnSoFar {
@@ -74,4 +77,7 @@ export function insertLastBlocks(ops: Op[], drawn: DrawnSoFar, options: Generate
   insertCommittedDeleted(ops, clones, own(0x636d646c), options.committedDeletedShare ?? 0.05);
   // From a generator of its own: the operations above stay as they were.
   insertOldTakeBack(ops, kinds, republished, own(0x6f6c6474), options.oldTakeBackShare ?? 0.05);
+  // From a generator of its own: the operations above stay as they were.
+  const sameBytesLook = options.sameBytesLookShare ?? 0.05;
+  insertSameBytesLook(ops, kinds, republished, own(0x73626c6b), sameBytesLook);
 }

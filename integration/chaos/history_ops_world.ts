@@ -157,7 +157,11 @@ export type WorldOp =
    * struck put takes effect before its answer is lost. A `head` (a look at
    * a file's object) is armed at once, not when the queue gets to it: it
    * strikes the clone's command under way (a refusal's look at what an
-   * earlier push left, see {@link insertCutPush}).
+   * earlier push left, see {@link insertCutPush}). With `putBack` (a
+   * `head`, armed when the queue gets to it), only the clone's second look
+   * at a file's object since its delete of it strikes, once, where the
+   * store holds that object again: a take-back's look at the same bytes a
+   * peer put back over its delete (see {@link insertSameBytesLook}).
    */
   | {
     readonly id: number;
@@ -166,6 +170,7 @@ export type WorldOp =
     readonly call: "put" | "delete" | "head";
     readonly marker?: boolean;
     readonly landed?: boolean;
+    readonly putBack?: boolean;
   }
   /**
    * Another tool (a copy by hand, a script, a restore from a backup) puts

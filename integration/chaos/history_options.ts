@@ -129,6 +129,8 @@ export interface GenerateOptions {
   readonly committedDeletedShare?: number;
   /** Chance that a v1 history with old clients on a store whose versions are ETags starts with a take-back stopped before its delete, its global lock taken over by an old client writing the bytes it takes back (see {@link insertOldTakeBack}); default 0.05. */
   readonly oldTakeBackShare?: number;
+  /** Chance that a v1 history with old clients on a store whose versions are ETags starts with a take-back whose look, after its delete, at the same bytes a peer put back there fails once (see {@link insertSameBytesLook}); default 0.05. */
+  readonly sameBytesLookShare?: number;
 }
 
 /**

@@ -101,6 +101,7 @@ const MOVE_SHARES = [
   "sharedConflictShare",
   "committedDeletedShare",
   "oldTakeBackShare",
+  "sameBytesLookShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */

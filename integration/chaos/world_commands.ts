@@ -160,7 +160,7 @@ export abstract class WorldCommands extends WorldMoves {
         break;
       case "blip": {
         const slot = this.clones[op.clone];
-        if (op.call === "head") {
+        if (op.call === "head" && !op.putBack) {
           // Armed at once: it strikes the command under way.
           this.note(`c${op.clone} is armed to meet a brief outage at its next look at a file`);
           this.blipArmed.set(slot, { call: op.call, left: 0 });
@@ -177,6 +177,7 @@ export abstract class WorldCommands extends WorldMoves {
                 left: 0,
                 ...(op.marker ? { marker: true } : {}),
                 ...(op.landed ? { landed: true } : {}),
+                ...(op.putBack ? { putBack: true } : {}),
               });
             }
             return Promise.resolve();

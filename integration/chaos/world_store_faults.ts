@@ -5,7 +5,7 @@
  */
 import { isLayoutInternal, META_KEY } from "../../sync/transfer/bucket_layout.ts";
 import { MANAGED_LOCKFILE_PATH } from "../../sync/locks/lockfile_txn.ts";
-import type { Clock, ObjectStore } from "../../sync/ports.ts";
+import type { CallOptions, Clock, ObjectInfo, ObjectStore } from "../../sync/ports.ts";
 import { PreconditionFailedError, UnreachableError } from "../../sync/errors.ts";
 import { CHAOS_CONFIG, isIndexObject } from "./clone_setup.ts";
 import { findStateDir as stateDirOf } from "../../sync/transfer/cache.ts";
@@ -130,8 +130,50 @@ export abstract class WorldStoreFaults extends WorldFaults {
       left: number;
       marker?: boolean;
       landed?: boolean;
+      /** Aimed at a look after a delete (see {@link putBackLook}). */
+      putBack?: boolean;
+      /** With `putBack`: the file's object the clone deleted last, and its looks at it since. */
+      deleted?: { key: string; looks: number };
     }
   >();
+
+  /**
+   * The clone slot armed by a `blip` with `putBack` that calls the store
+   * now (an old client's command never): known only before the call's
+   * first await.
+   */
+  private putBackArmed(): CloneSlot | undefined {
+    const label = this.sched.label ?? "";
+    if (isOldClientCommand(label) || isOldPullCommand(label)) return undefined;
+    const slot = this.clones.find((c) => c.owner === this.sched.owner);
+    return slot && this.blipArmed.get(slot)?.putBack ? slot : undefined;
+  }
+
+  /**
+   * A look at `key` by the clone `slot`, armed by a `blip` with `putBack`:
+   * its second look at a file's object since its delete of that object
+   * (a take-back's look, after the index is read again, at what the store
+   * holds there: the first is the removal's check of that path), made, and
+   * where the store holds that object again (a peer's copy put back over
+   * the delete), its answer lost, once: a transient failure. The blip is
+   * disarmed then.
+   */
+  private async putBackLook(
+    store: ObjectStore,
+    slot: CloneSlot,
+    key: string,
+    o?: CallOptions,
+  ): Promise<ObjectInfo | null> {
+    const armed = this.blipArmed.get(slot)!;
+    const held = await store.head(key, o);
+    if (armed.deleted?.key !== key || ++armed.deleted.looks < 2 || !held) return held;
+    this.blipArmed.delete(slot);
+    this.stats.blips++;
+    this.note(
+      `c${slot.index} meets a brief outage at its look at ${key}, held again since its delete`,
+    );
+    throw new UnreachableError(`head ${key}: injected brief outage`);
+  }
 
   /**
    * `store`, where a clone armed by a `blip` move meets a brief outage: its
@@ -148,7 +190,7 @@ export abstract class WorldStoreFaults extends WorldFaults {
       if (isOldClientCommand(label) || isOldPullCommand(label)) return 0;
       const slot = this.clones.find((c) => c.owner === this.sched.owner);
       const armed = slot && this.blipArmed.get(slot);
-      if (!slot || !armed || armed.call !== call) return 0;
+      if (!slot || !armed || armed.call !== call || armed.putBack) return 0;
       let first = false;
       if (armed.key === undefined) {
         if (!blippable(key)) return 0;
@@ -176,14 +218,25 @@ export abstract class WorldStoreFaults extends WorldFaults {
         if (s === 2) await store.put(key, body, mode, o);
         throw new UnreachableError(`put ${key}: injected brief outage`);
       },
-      delete: (key, o) =>
-        strike("delete", key) !== 0
-          ? Promise.reject(new UnreachableError(`delete ${key}: injected brief outage`))
-          : store.delete(key, o),
-      head: (key, o) =>
-        strike("head", key) !== 0
+      delete: (key, o) => {
+        const aimed = this.putBackArmed();
+        if (strike("delete", key) !== 0) {
+          return Promise.reject(new UnreachableError(`delete ${key}: injected brief outage`));
+        }
+        if (!aimed || !blippable(key)) return store.delete(key, o);
+        // Landed: the looks at that object from now on are counted.
+        return store.delete(key, o).then(() => {
+          const armed = this.blipArmed.get(aimed);
+          if (armed) armed.deleted = { key, looks: 0 };
+        });
+      },
+      head: (key, o) => {
+        const aimed = this.putBackArmed();
+        if (aimed) return this.putBackLook(store, aimed, key, o);
+        return strike("head", key) !== 0
           ? Promise.reject(new UnreachableError(`head ${key}: injected brief outage`))
-          : store.head(key, o),
+          : store.head(key, o);
+      },
     };
   }
 }
