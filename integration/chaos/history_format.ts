@@ -337,5 +337,6 @@ function secondOf(op: Extract<Op, { kind: "sync" | "resolve" }>): string {
   const first = op.handBefore !== undefined
     ? `, its user first editing ${SHARED_FILES[op.handBefore]} by hand`
     : "";
-  return ` (in a second process over its cache${when}${first}${hand})`;
+  const outage = op.outageAfter ? ", then the datastore goes unreachable" : "";
+  return ` (in a second process over its cache${when}${first}${hand}${outage})`;
 }

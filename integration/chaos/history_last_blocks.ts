@@ -5,7 +5,7 @@
  * conflict on a shared file, the deletion of the committed marker's
  * version, a take-back whose global lock an old client takes over and a
  * take-back whose look at the same bytes put back over its delete fails
- * once. Each is drawn from a generator of its own, mixed from the
+ * once, and a `--theirs` reopened under a newer conflict. Each is drawn from a generator of its own, mixed from the
  * history's seed and the move's tag, so that the operations before it stay
  * as they were.
  *
@@ -24,6 +24,7 @@ import { insertSharedConflict } from "./moves_shared_conflict.ts";
 import { insertCommittedDeleted } from "./moves_committed_deleted.ts";
 import { insertOldTakeBack } from "./moves_old_take_back.ts";
 import { insertSameBytesLook } from "./moves_same_bytes_look.ts";
+import { insertTheirsReopen } from "./moves_theirs_reopen.ts";
 
 /** What the history drew before its last moves, which they depend on. */
 export interface DrawnSoFar {
@@ -80,4 +81,5 @@ export function insertLastBlocks(ops: Op[], drawn: DrawnSoFar, options: Generate
   // From a generator of its own: the operations above stay as they were.
   const sameBytesLook = options.sameBytesLookShare ?? 0.05;
   insertSameBytesLook(ops, kinds, republished, own(0x73626c6b), sameBytesLook);
+  insertTheirsReopen(ops, kinds, own(0x7468726f), options.theirsReopenShare ?? 0.05);
 }

@@ -17,6 +17,7 @@ const LAST_OFF: GenerateOptions = {
   cutPushShare: 0,
   sharedConflictShare: 0,
   committedDeletedShare: 0,
+  theirsReopenShare: 0,
 };
 
 function drawnOf(h: History): DrawnSoFar {

@@ -57,6 +57,13 @@ export interface SecondRun {
    */
   readonly handAfter?: number;
   /**
+   * With `second`: once it ended (and after `handAfter`), the datastore
+   * goes unreachable (an outage, as the `outage` operation's, ended by a
+   * later one): the own process's pull after it fails (see
+   * {@link insertTheirsReopen}).
+   */
+  readonly outageAfter?: true;
+  /**
    * With `second`: before it runs, the clone's user edits that one of
    * {@link SHARED_FILES} by hand (an edit written while the own process
    * stands still in its resolution's pull, see {@link insertSharedConflict}).
@@ -245,7 +252,7 @@ export type CloneOp =
   /**
    * A clone resolves one of its conflicts (the `pick`-th, modulo their
    * number), if it has any; with `second` (and `aimed`, `atPull`,
-   * `handAfter`, `handBefore`, `atClear`, `afterClear`), in a second process over its cache, as a
+   * `handAfter`, `handBefore`, `outageAfter`, `atClear`, `afterClear`), in a second process over its cache, as a
    * `sync`'s.
    */
   | {

@@ -131,6 +131,8 @@ export interface GenerateOptions {
   readonly oldTakeBackShare?: number;
   /** Chance that a v1 history with old clients on a store whose versions are ETags starts with a take-back whose look, after its delete, at the same bytes a peer put back there fails once (see {@link insertSameBytesLook}); default 0.05. */
   readonly sameBytesLookShare?: number;
+  /** Chance that a history with two clones or more, one driven through the API, starts with a `resolve --theirs` of a conflict of a shared file there inside which a second process over its cache records a newer conflict of the file, its pull then failing, the datastore unreachable (see {@link insertTheirsReopen}); default 0.05. */
+  readonly theirsReopenShare?: number;
 }
 
 /**

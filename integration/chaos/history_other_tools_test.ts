@@ -102,6 +102,7 @@ const MOVE_SHARES = [
   "committedDeletedShare",
   "oldTakeBackShare",
   "sameBytesLookShare",
+  "theirsReopenShare",
 ] as const;
 
 /** The place of the first operation that is not another tool's write before which one comes. */

@@ -23,6 +23,7 @@ const LAST_BLOCKS_OFF = {
   committedDeletedShare: 0,
   oldTakeBackShare: 0,
   sameBytesLookShare: 0,
+  theirsReopenShare: 0,
 } as const;
 
 /** The shares of the moves added last, all off: histories drawn without them stay as they were. */

@@ -26,6 +26,7 @@ import { readWriterId } from "../../sync/transfer/writer_id.ts";
 import { mulberry32 } from "./prng.ts";
 import { type CloneSlot, SIBLING_INCARNATION } from "./world_slots.ts";
 import { recordsOnDisk } from "./set_aside_named.ts";
+import { ReopenedRecords } from "./reopened_records.ts";
 import { WorldDamagedLogs } from "./world_damaged_logs.ts";
 
 /** Scheduler decisions a torn line of another process's waits at most for a download of the clone's pull. */
@@ -157,6 +158,7 @@ export abstract class WorldMoves extends WorldDamagedLogs {
     const fire = async (run: () => Promise<void>, what: string) => {
       this.stats.secondsAimed++;
       this.note(`c${slot.index}'s own process took ${what} in; #${id} runs now`);
+      this.reopened.read(slot.index, await recordsOnDisk(slot.dir));
       await run();
       this.asideChecks.set(slot, id);
     };
@@ -271,6 +273,7 @@ export abstract class WorldMoves extends WorldDamagedLogs {
         const armed = this.savesArmed.get(svc);
         if (!armed?.names.includes(name)) return await saves(...a);
         this.savesArmed.delete(svc);
+        this.reopened.read(slot.index, await recordsOnDisk(slot.dir));
         if (armed.after) {
           await saves(...a);
           this.clearedArmed.set(svc, armed.first);
@@ -298,21 +301,38 @@ export abstract class WorldMoves extends WorldDamagedLogs {
 
   /** Services whose resolutions are checked against the records on disk as they end (see {@link resolvedChecked}). */
   private readonly resolvesHooked = new WeakSet<SyncService>();
+  /** The records a resolution armed by {@link armTakeIn} or {@link armSave} read, and a second process left (I22). */
+  private readonly reopened = new ReopenedRecords();
 
   /**
    * I22 for the resolutions of clone `slot`'s own process that an aimed
    * second process's command ran inside (see {@link armTakeIn},
    * {@link armSave}): one reported resolved leaves no record of its path
    * open on disk. The second command ended before the own one went on, so
-   * a record there is one the resolution met, or should have.
+   * a record there is one the resolution met, or should have. One that did
+   * not resolve leaves open no older record over the second one's (see
+   * {@link ReopenedRecords.check}).
    */
   private resolvedChecked(slot: CloneSlot, id: number): void {
     const svc = slot.svc;
     if (this.resolvesHooked.has(svc)) return;
     this.resolvesHooked.add(svc);
     const resolve = svc.resolveConflict.bind(svc);
+    const reopened = async (path: string, how: string) => {
+      if (this.asideChecks.get(slot) === undefined) return;
+      const records = await recordsOnDisk(slot.dir);
+      const v = this.reopened.check(slot.index, path, how, records, id);
+      if (v) this.truth.violate(v);
+    };
     svc.resolveConflict = async (path, how, ...rest) => {
-      const r = await resolve(path, how, ...rest);
+      let r: Awaited<ReturnType<typeof resolve>>;
+      try {
+        r = await resolve(path, how, ...rest);
+      } catch (e) {
+        await reopened(path, how);
+        throw e;
+      }
+      if (!r.resolved) await reopened(path, how);
       if (!r.resolved || this.asideChecks.get(slot) === undefined) return r;
       const open = (await recordsOnDisk(slot.dir)).find((x) => x.path === path);
       if (open) {
@@ -379,6 +399,13 @@ export abstract class WorldMoves extends WorldDamagedLogs {
       }
       // Its user writes a merge by hand meanwhile (`handAfter`).
       if (op.handAfter !== undefined) await hand(op.handAfter);
+      this.reopened.saved(slot.index, await recordsOnDisk(slot.dir));
+      // The datastore goes unreachable (`outageAfter`): the own pull fails.
+      if (op.outageAfter) {
+        this.stats.outages++;
+        this.note("outage on");
+        await this.target.faults.outage(true);
+      }
     };
     if (op.aimed && (op.atClear || op.afterClear)) {
       this.armSave(slot, op.id, run, ["clear"], op.afterClear === true);
