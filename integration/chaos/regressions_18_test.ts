@@ -63,3 +63,22 @@ Deno.test("chaos regression: a file deleted here by hand whose entry an old clie
     '{"seed":236400140,"clones":3,"kinds":["api","core","core"],"oldClients":true,"indexFirst":true,"etag":true,"ops":[{"id":94,"kind":"oldpush","clone":1,"file":4,"again":{"op":85,"clone":0}},{"id":83,"kind":"sync","clone":0},{"id":49,"kind":"edit","clone":1,"file":1,"how":"push"},{"id":50,"kind":"tick","n":25,"pick":1147148061},{"id":51,"kind":"crash","clone":1,"at":"commit","queued":true},{"id":52,"kind":"delete","clone":1,"file":1,"how":"push"},{"id":56,"kind":"oldpull","clone":1,"window":2},{"id":57,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":61,"kind":"delete","clone":0,"file":4,"how":"hand"}]}',
   );
 });
+
+/**
+ * I9 (seed 241600138, `--parallel-share 1 --structural-share 1
+ * --shared-cache-share 1`, shrunk to 10 operations): c1 pushed
+ * notes/shared-1.md and another tool deleted its object. c0, which never saw
+ * it, created the file: its upload landed, its commit failed. c0 deleted the
+ * file; its sync found the upload stranded over an entry naming c1's
+ * version, recorded the upload as synced and met a brief outage at its
+ * delete. The next push took that for a plain deletion of the recorded
+ * version, and its commit took out c1's entry with no loss recorded: c1's
+ * pull read a deletion. The upload is no longer recorded as synced where the
+ * index names another writer's version: the next push takes it back again,
+ * and records that version's loss.
+ */
+Deno.test("chaos regression: a stranded upload over a peer's vanished version, its delete cut off, never takes the peer's entry out unrecorded (I9, seed 241600138)", async () => {
+  await clean(
+    '{"seed":241600138,"clones":2,"kinds":["core-single-phase","api"],"ops":[{"id":21,"kind":"edit","clone":1,"file":4,"how":"push"},{"id":22,"kind":"tick","n":7,"pick":1594328500},{"id":23,"kind":"vanish","file":4},{"id":50,"kind":"flaky","call":"get","count":6,"afterEffect":false},{"id":51,"kind":"edit","clone":0,"file":4,"how":"push"},{"id":52,"kind":"delete","clone":0,"file":4,"how":"push"},{"id":69,"kind":"blip","clone":0,"call":"delete"},{"id":55,"kind":"sync","clone":1},{"id":49,"kind":"sync","clone":0},{"id":18,"kind":"tick","n":21,"pick":47518008}]}',
+  );
+});

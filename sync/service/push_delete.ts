@@ -343,8 +343,12 @@ export async function dropOwnStranded(
   // (`unnameDeleted`); recorded as synced at the upload's version first,
   // durably, a cut-off between the two leaves the next push a deletion to
   // finish, which takes out an entry naming that version (chaos seed
-  // 222700055). Not for a file here still (`attempted` is false then).
-  const recorded = !own && attempted && await recordOwnUnnamed(ctx, path, now);
+  // 222700055). Not for a file here still (`attempted` is false then), nor
+  // over a peer's entry of another version (its object gone outside
+  // Sluice): the next push's plain deletion would take it out, no loss
+  // recorded; unrecorded, it takes the upload back again (chaos seed 241600138).
+  const recorded = !own && attempted && (named === undefined || isUnversioned(named)) &&
+    await recordOwnUnnamed(ctx, path, now);
   // Beside old clients' entries on a store whose versions are the bytes'
   // (ETags), an old client's rewrite of the same bytes, committed before the
   // delete, carries this upload's version and goes with it: its bytes are
@@ -353,13 +357,8 @@ export async function dropOwnStranded(
   // before the delete, the new holder's first write may be those bytes.
   const beside = ctx.oldClients === true ||
     (index !== null && Object.values(index.entries).some(isUnversioned));
-  const held = beside
-    ? await getOrNull(ctx.store, path, {
-      retry: ctx.config.retry,
-      signal: ctx.signal,
-      concurrency: ctx.config.concurrency,
-    })
-    : null;
+  const o = { retry: ctx.config.retry, signal: ctx.signal, concurrency: ctx.config.concurrency };
+  const held = beside ? await getOrNull(ctx.store, path, o) : null;
   const bytes = held?.version === now.version ? held.body : undefined;
   if (!(await deleteOwn(ctx, path, now.version))) {
     if (recorded) ctx.state.setSynced(path, undefined);
