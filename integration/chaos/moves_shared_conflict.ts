@@ -114,21 +114,10 @@ export const THEIRS_SHARE = 0.4;
  */
 function theirsBlock(ids: BlockIds, clone: number, peer: number, file: number, rng: Rng): Op[] {
   const { id, tick } = ids;
-  const peerEdit = (): Op => ({ id: id(), kind: "edit", clone: peer, file, how: "push" });
   const after = rng.chance(0.5) ? { handAfter: file } : {};
   const when = rng.chance(0.5) ? { afterClear: true as const } : { atClear: true as const };
   return [
-    peerEdit(),
-    tick(20, 40),
-    { id: id(), kind: "sync", clone },
-    tick(20, 40),
-    { id: id(), kind: "edit", clone, file, how: "hand" },
-    peerEdit(),
-    tick(20, 40),
-    { id: id(), kind: "sync", clone },
-    tick(20, 40),
-    peerEdit(),
-    tick(20, 40),
+    ...editInPlaceConflict(ids, clone, peer, file),
     {
       id: id(),
       kind: "sync",
@@ -193,6 +182,36 @@ function resolveThenSync(ids: BlockIds, clone: number, rng: Rng): Op[] {
     },
     tick(20, 40),
     { id: id(), kind: "sync", clone },
+    tick(20, 40),
+  ];
+}
+
+/**
+ * The start of a `--theirs` block: `peer` pushes an edit of shared file
+ * `file`, which `clone` syncs; its user edits it by hand, the peer pushes
+ * another edit, and the clone syncs (a conflict, its edit in place); the
+ * peer pushes a third edit (a newer version of theirs). Ids and ticks are
+ * drawn in that order.
+ */
+export function editInPlaceConflict(
+  ids: BlockIds,
+  clone: number,
+  peer: number,
+  file: number,
+): Op[] {
+  const { id, tick } = ids;
+  const peerEdit = (): Op => ({ id: id(), kind: "edit", clone: peer, file, how: "push" });
+  return [
+    peerEdit(),
+    tick(20, 40),
+    { id: id(), kind: "sync", clone },
+    tick(20, 40),
+    { id: id(), kind: "edit", clone, file, how: "hand" },
+    peerEdit(),
+    tick(20, 40),
+    { id: id(), kind: "sync", clone },
+    tick(20, 40),
+    peerEdit(),
     tick(20, 40),
   ];
 }

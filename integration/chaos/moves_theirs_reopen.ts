@@ -13,6 +13,7 @@ import type { Rng } from "./prng.ts";
 import { type ClientKind, type Op, SHARED_FILES } from "./history_ops.ts";
 import { insertAtStart } from "./moves_bucket.ts";
 import { apiPair } from "./moves_start.ts";
+import { editInPlaceConflict } from "./moves_shared_conflict.ts";
 
 /**
  * Inserts, in a share of histories with two clones or more, one driven
@@ -43,20 +44,9 @@ export function insertTheirsReopen(
   if (!pair) return;
   const { api: clone, other: peer, id, tick } = pair;
   const file = rng.int(SHARED_FILES.length);
-  const peerEdit = (): Op => ({ id: id(), kind: "edit", clone: peer, file, how: "push" });
   const when = rng.pick([{}, { atClear: true as const }, { afterClear: true as const }]);
   insertAtStart(ops, [
-    peerEdit(),
-    tick(20, 40),
-    { id: id(), kind: "sync", clone },
-    tick(20, 40),
-    { id: id(), kind: "edit", clone, file, how: "hand" },
-    peerEdit(),
-    tick(20, 40),
-    { id: id(), kind: "sync", clone },
-    tick(20, 40),
-    peerEdit(),
-    tick(20, 40),
+    ...editInPlaceConflict(pair, clone, peer, file),
     {
       id: id(),
       kind: "sync",
